@@ -119,3 +119,6 @@ export interface ConfigProblem {
   field: string;
   message: string;
 }
+
+/** A log sink; the server decides the format (webhook's `[webhook] date time [reqid] message`). */
+export type Log = (message: string) => void;
