@@ -1,0 +1,1 @@
+export type { ServiceApp } from "./service.ts";
