@@ -1,1 +1,6 @@
+export * from "./config/index.ts";
+export * from "./db/index.ts";
+export * from "./errors.ts";
+export * from "./http/index.ts";
+export * from "./log/index.ts";
 export type { ServiceApp } from "./service.ts";

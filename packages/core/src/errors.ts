@@ -1,0 +1,54 @@
+// Domain errors thrown by services; each API maps them to its own error body in one place.
+
+export type DomainErrorKind = "not-found" | "conflict" | "forbidden" | "invalid" | "unauthorized";
+
+export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+  /** Field-level details for `invalid` (field name -> messages), in the caller's vocabulary. */
+  readonly details: Record<string, string[]>;
+  constructor(kind: DomainErrorKind, message: string, details: Record<string, string[]> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+export class NotFound extends DomainError {
+  constructor(message = "not found") {
+    super("not-found", message);
+  }
+}
+
+export class Conflict extends DomainError {
+  constructor(message: string) {
+    super("conflict", message);
+  }
+}
+
+export class Forbidden extends DomainError {
+  constructor(message = "forbidden") {
+    super("forbidden", message);
+  }
+}
+
+export class Unauthorized extends DomainError {
+  constructor(message = "unauthorized") {
+    super("unauthorized", message);
+  }
+}
+
+export class Invalid extends DomainError {
+  constructor(message: string, details: Record<string, string[]> = {}) {
+    super("invalid", message, details);
+  }
+}
+
+/** The usual HTTP status of each kind; an API whose original differs maps it itself. */
+export const httpStatusOf: Readonly<Record<DomainErrorKind, number>> = {
+  "not-found": 404,
+  conflict: 409,
+  forbidden: 403,
+  invalid: 422,
+  unauthorized: 401,
+};
