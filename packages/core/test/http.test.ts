@@ -9,6 +9,7 @@ import {
   type HttpServer,
   httpStatusOf,
   NotFound,
+  offsetWindow,
   pageWindow,
   paginationHeaders,
 } from "../src/index.ts";
@@ -135,5 +136,16 @@ describe("HTTP server factory", () => {
     assert.match(link, /page=1&limit=10&q=x>; rel="prev"/);
     const clamped = await fetch(`${base}/page?limit=1000&page=-3`);
     assert.deepEqual(await clamped.json(), { page: 1, limit: 50, offset: 0 });
+  });
+
+  test("limit/offset windows, as Snipe-IT pages", () => {
+    const limits = { defaultLimit: 50, maxLimit: 500 };
+    assert.deepEqual(offsetWindow({ limit: "20", offset: "40" }, limits), { page: 3, limit: 20, offset: 40 });
+    assert.deepEqual(offsetWindow({ limit: "9999", offset: "-1" }, limits), {
+      page: 1,
+      limit: 500,
+      offset: 0,
+    });
+    assert.deepEqual(offsetWindow({}, limits), { page: 1, limit: 50, offset: 0 });
   });
 });
