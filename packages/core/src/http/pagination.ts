@@ -11,37 +11,28 @@ export interface PageLimits {
   maxLimit: number;
 }
 
-function positiveInt(value: unknown): number | undefined {
+/** A whole number of at least `min` from a query value, or undefined. */
+function integerAtLeast(value: unknown, min: number): number | undefined {
   const n =
     typeof value === "number"
       ? value
       : typeof value === "string" && /^\d+$/.test(value)
         ? Number(value)
         : NaN;
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-function nonNegativeInt(value: unknown): number | undefined {
-  const n =
-    typeof value === "number"
-      ? value
-      : typeof value === "string" && /^\d+$/.test(value)
-        ? Number(value)
-        : NaN;
-  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  return Number.isSafeInteger(n) && n >= min ? n : undefined;
 }
 
 /** `?page=2&limit=30`: page starts at 1; limit is clamped to the maximum, as Gitea does. */
 export function pageWindow(query: { page?: unknown; limit?: unknown }, limits: PageLimits): PageWindow {
-  const page = positiveInt(query.page) ?? 1;
-  const limit = Math.min(positiveInt(query.limit) ?? limits.defaultLimit, limits.maxLimit);
+  const page = integerAtLeast(query.page, 1) ?? 1;
+  const limit = Math.min(integerAtLeast(query.limit, 1) ?? limits.defaultLimit, limits.maxLimit);
   return { page, limit, offset: (page - 1) * limit };
 }
 
 /** `?limit=50&offset=100`, as Snipe-IT does. */
 export function offsetWindow(query: { limit?: unknown; offset?: unknown }, limits: PageLimits): PageWindow {
-  const limit = Math.min(positiveInt(query.limit) ?? limits.defaultLimit, limits.maxLimit);
-  const offset = nonNegativeInt(query.offset) ?? 0;
+  const limit = Math.min(integerAtLeast(query.limit, 1) ?? limits.defaultLimit, limits.maxLimit);
+  const offset = integerAtLeast(query.offset, 0) ?? 0;
   return { page: Math.floor(offset / limit) + 1, limit, offset };
 }
 

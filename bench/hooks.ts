@@ -1,0 +1,273 @@
+// Hook runner throughput: Debian's `webhook` and anvil hooks side by side on 127.0.0.1, same hooks
+// file, same load (wrk, or autocannon when wrk is absent). Run with `scripts/run-node.sh bench/hooks.ts`.
+// Environment: BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
+// WEBHOOK_BIN and ANVIL_HOOKS_CMD as in the side-by-side suite.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { sendRequest } from "../packages/hooks/test/side-by-side/raw-http.ts";
+import {
+  anvilCommand,
+  type RunningServer,
+  type ServerCommand,
+  startServer,
+  webhookCommand,
+} from "../packages/hooks/test/side-by-side/servers.ts";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "..");
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const runs = Number(process.env.BENCH_RUNS || 3);
+const connections = Number(process.env.BENCH_CONNECTIONS || 32);
+const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/hooks.json");
+
+interface Scenario {
+  name: string;
+  path: string;
+  /** Checked once on each server before loading it, so an error path is never measured. */
+  status: number;
+  body: string;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: "(a) rule mismatch",
+    path: "/hooks/bench-mismatch?token=wrong",
+    status: 200,
+    body: "Hook rules were not satisfied.",
+  },
+  { name: "(b) runs /bin/true", path: "/hooks/bench-true", status: 200, body: "started" },
+  { name: "(c) unknown hook id", path: "/hooks/no-such-hook", status: 404, body: "Hook not found." },
+];
+
+const hooksFile = JSON.stringify([
+  {
+    id: "bench-mismatch",
+    "execute-command": "/bin/true",
+    "trigger-rule": { match: { type: "value", value: "right", parameter: { source: "url", name: "token" } } },
+  },
+  { id: "bench-true", "execute-command": "/bin/true", "response-message": "started" },
+]);
+
+interface Measure {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+interface Summary {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Each run's req/s and drain time, in order. */
+  runs: number[];
+  drainMs: number[];
+}
+
+interface Row {
+  scenario: string;
+  path: string;
+  webhook: Summary;
+  anvil: Summary;
+}
+
+async function main(): Promise<void> {
+  const tool = (await hasWrk()) ? "wrk" : "autocannon";
+  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-"));
+  const servers: [string, RunningServer][] = [];
+  try {
+    const hooks = path.join(work, "hooks.json");
+    await writeFile(hooks, hooksFile);
+    const commands: [string, ServerCommand][] = [
+      ["webhook", webhookCommand()],
+      ["anvil", anvilCommand()],
+    ];
+    for (const [name, command] of commands) {
+      const server = await startServer({
+        name,
+        command,
+        flags: ["-hooks", hooks],
+        cwd: work,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" },
+      });
+      servers.push([name, server]);
+    }
+    console.error(
+      `hooks bench: ${tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server`,
+    );
+    const rows: Row[] = [];
+    for (const scenario of scenarios) {
+      for (const [, server] of servers) await checkScenario(server, scenario);
+      const measured = new Map<string, (Measure & { drainMs: number })[]>(
+        servers.map(([name]) => [name, []]),
+      );
+      // Servers alternate run by run, so a slow moment of the machine does not favour one of them.
+      for (let i = 0; i < runs; i++) {
+        for (const [name, server] of servers) {
+          const measure = {
+            ...(await load(tool, `http://127.0.0.1:${server.port}${scenario.path}`)),
+            // How long the server still ran hook commands after the load ended (its spawn backlog);
+            // the next run starts only once they are all done.
+            drainMs: await waitForNoChildren(server.pid),
+          };
+          const rate = Math.round(measure.requestsPerSecond);
+          const drain = `commands drained ${(measure.drainMs / 1000).toFixed(1)} s after the load`;
+          console.error(
+            `  ${scenario.name} ${name} run ${i + 1}: ${rate} req/s, p99 ${measure.p99Ms} ms, ${drain}`,
+          );
+          measured.get(name)?.push(measure);
+        }
+      }
+      const summary = (name: string): Summary => {
+        const list = measured.get(name) ?? [];
+        return {
+          requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
+          p50Ms: median(list.map((m) => m.p50Ms)),
+          p99Ms: median(list.map((m) => m.p99Ms)),
+          runs: list.map((m) => Math.round(m.requestsPerSecond)),
+          drainMs: list.map((m) => m.drainMs),
+        };
+      };
+      rows.push({
+        scenario: scenario.name,
+        path: scenario.path,
+        webhook: summary("webhook"),
+        anvil: summary("anvil"),
+      });
+    }
+    const table = markdownTable(rows);
+    console.log(table);
+    await mkdir(path.dirname(outFile), { recursive: true });
+    const result = {
+      date: new Date().toISOString(),
+      tool,
+      connections,
+      seconds,
+      runs,
+      cpus: os.availableParallelism(),
+      rows,
+    };
+    await writeFile(outFile, `${JSON.stringify(result, null, 2)}\n`);
+    console.error(`written to ${outFile}`);
+  } finally {
+    for (const [, server] of servers) await server.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function hasWrk(): Promise<boolean> {
+  try {
+    await run("wrk", ["--version"]);
+    return true;
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing program is "absent".
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
+
+async function checkScenario(server: RunningServer, scenario: Scenario): Promise<void> {
+  const url = scenario.path;
+  const answer = await sendRequest(server.port, {
+    method: "GET",
+    path: url,
+    headers: [],
+    body: Buffer.alloc(0),
+  });
+  const body = answer.body.toString("utf8");
+  if (answer.status !== scenario.status || body !== scenario.body) {
+    throw new Error(
+      `${server.name} answers ${answer.status} ${JSON.stringify(body)} to ${url}; expected ${scenario.status}`,
+    );
+  }
+}
+
+/**
+ * Resolves, with the time it took, once the server has had no child process for a full second:
+ * hook commands left from a run would steal CPU from the next one, and a server may still be
+ * working through a backlog of accepted commands one after the other, so a single moment without
+ * children (between two spawns) is not enough.
+ */
+async function waitForNoChildren(pid: number): Promise<number> {
+  const started = Date.now();
+  const deadline = started + 600_000;
+  let quietSince = started;
+  while (Date.now() < deadline) {
+    if ((await childCount(pid)) > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= 1000) return quietSince - started;
+    await sleep(50);
+  }
+  throw new Error(`server ${pid} still has child processes after 10 minutes`);
+}
+
+/** Children of every thread of the process (Go starts commands from any of its threads). */
+async function childCount(pid: number): Promise<number> {
+  let count = 0;
+  for (const task of await readdir(`/proc/${pid}/task`)) {
+    const children = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "");
+    count += children.split(" ").filter(Boolean).length;
+  }
+  return count;
+}
+
+async function load(tool: string, url: string): Promise<Measure> {
+  if (tool === "wrk") {
+    const { stdout } = await run("wrk", ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency", url], {
+      maxBuffer: 1 << 20,
+    });
+    return parseWrk(stdout);
+  }
+  const autocannon = path.join(root, "node_modules/autocannon/autocannon.js");
+  const { stdout } = await run(
+    process.execPath,
+    [autocannon, "-j", "-n", "-c", String(connections), "-d", String(seconds), url],
+    {
+      maxBuffer: 16 << 20,
+    },
+  );
+  const report = JSON.parse(stdout);
+  return { requestsPerSecond: report.requests.average, p50Ms: report.latency.p50, p99Ms: report.latency.p99 };
+}
+
+function parseWrk(output: string): Measure {
+  const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
+  const percentile = (p: string) => {
+    const found = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, "m").exec(output);
+    if (!found) throw new Error(`no ${p}% latency in wrk output:\n${output}`);
+    const factor = { us: 0.001, ms: 1, s: 1000 }[found[2] as "us" | "ms" | "s"];
+    return Number(found[1]) * factor;
+  };
+  if (!rate) throw new Error(`no Requests/sec in wrk output:\n${output}`);
+  return { requestsPerSecond: Number(rate[1]), p50Ms: percentile("50"), p99Ms: percentile("99") };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function markdownTable(rows: Row[]): string {
+  const lines = [
+    "| scenario | webhook req/s | anvil req/s | ratio (anvil/webhook) | webhook p99 | anvil p99 |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  const rate = (n: number) => Math.round(n).toLocaleString("en-US");
+  const ms = (n: number) => `${n.toFixed(2)} ms`;
+  for (const row of rows) {
+    const ratio = (row.anvil.requestsPerSecond / row.webhook.requestsPerSecond).toFixed(2);
+    lines.push(
+      `| ${row.scenario} | ${rate(row.webhook.requestsPerSecond)} | ${rate(row.anvil.requestsPerSecond)} | ${ratio} | ${ms(row.webhook.p99Ms)} | ${ms(row.anvil.p99Ms)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+if (!existsSync(webhookCommand().file)) {
+  console.error(`${webhookCommand().file} not found: apt-get install webhook (or set WEBHOOK_BIN)`);
+  process.exit(1);
+}
+await main();

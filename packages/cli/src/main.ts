@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import { Command } from "commander";
+import { addSettingOptions, type SettingFlag, settingFlags } from "./options.ts";
+import { databaseUrl, loadSettings } from "./settings.ts";
+
+// Services are imported when a command needs them, so `anvil hooks` and `--help` start fast.
+
+const { version } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+const SERVICES = ["forge", "inventory"] as const;
+
+const common: SettingFlag[] = [{ key: "data-dir" }, { key: "host" }, { key: "log-level" }];
+
+function serviceFlags(service: "forge" | "inventory"): SettingFlag[] {
+  return [
+    ...common,
+    { key: `${service}.port`, flag: "--port" },
+    { key: `${service}.database`, flag: "--database" },
+  ];
+}
+
+function fail(error: unknown): never {
+  process.stderr.write(`anvil: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+function buildProgram(): Command {
+  const program = new Command("anvil")
+    .description(
+      "Self-hosted forge (Gitea API), inventory (Snipe-IT API) and hook runner (webhook-compatible)",
+    )
+    .version(version, "-V, --version")
+    .showHelpAfterError();
+
+  const allFlags: SettingFlag[] = [
+    ...common,
+    { key: "forge.port" },
+    { key: "forge.database" },
+    { key: "inventory.port" },
+    { key: "inventory.database" },
+    { key: "hooks.port" },
+    { key: "hooks.files" },
+    { key: "hooks.urlprefix" },
+    { key: "hooks.hotreload" },
+  ];
+  addSettingOptions(
+    program.command("serve").description("start forge, inventory and hooks together"),
+    allFlags,
+  ).action(async (options: Record<string, unknown>) => {
+    const settings = loadSettings(settingFlags(options, allFlags));
+    const { serve } = await import("./serve.ts");
+    await serve(["forge", "inventory", "hooks"], settings);
+  });
+
+  for (const name of ["forge", "inventory"] as const) {
+    const group = program.command(name).description(`the ${name} service`);
+    const flags = serviceFlags(name);
+    addSettingOptions(group.command("serve").description(`start the ${name} alone`), flags).action(
+      async (options: Record<string, unknown>) => {
+        const settings = loadSettings(settingFlags(options, flags));
+        const { serve } = await import("./serve.ts");
+        await serve([name], settings);
+      },
+    );
+  }
+
+  // Documented here for --help; the arguments are webhook's own flags, parsed by the hook runner.
+  program
+    .command("hooks")
+    .description(
+      "run the hook runner alone, with webhook's flags (anvil hooks -hooks hooks.json -verbose; anvil hooks -h lists them)",
+    )
+    .helpOption(false)
+    .allowUnknownOption()
+    .argument("[flags...]");
+
+  const migrateFlags: SettingFlag[] = [...common, { key: "forge.database" }, { key: "inventory.database" }];
+  addSettingOptions(
+    program
+      .command("migrate")
+      .description("apply pending database migrations and exit")
+      .argument("[service]", "forge or inventory (default: both)"),
+    migrateFlags,
+  ).action(async (service: string | undefined, options: Record<string, unknown>) => {
+    const services = service === undefined ? SERVICES : SERVICES.filter((name) => name === service);
+    if (services.length === 0) fail(`unknown service "${service}"; use forge or inventory`);
+    const settings = loadSettings(settingFlags(options, migrateFlags));
+    const { migrateService } = await import("./migrate.ts");
+    for (const name of services) {
+      const applied = await migrateService(name, databaseUrl(settings, name));
+      process.stdout.write(
+        `${name}: ${applied.length === 0 ? "up to date" : `applied ${applied.join(", ")}`}\n`,
+      );
+    }
+  });
+  return program;
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === "hooks") {
+  // webhook's flag syntax (-hooks x, -port=9000) is not commander's, so the hook runner parses it.
+  const { runHooksCommand } = await import("@anvil/hooks");
+  process.exitCode = await runHooksCommand(argv.slice(1));
+} else {
+  await buildProgram().parseAsync(process.argv).catch(fail);
+}

@@ -1,0 +1,74 @@
+// The hook runner as one of anvil's services: `anvil serve` starts it next to the others with
+// createApp(config); `anvil hooks` drives the same parts itself (command.ts) to behave like webhook.
+
+import type { ServiceApp } from "@anvil/core";
+import { Executor } from "./executor.ts";
+import { defaultHooksConfig, type HooksConfig } from "./flags.ts";
+import { type Listener, openListener } from "./listen.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { HookRegistry } from "./registry.ts";
+import { HooksServer } from "./server.ts";
+
+/** The running parts of one hook runner. */
+export interface HooksRuntime {
+  config: HooksConfig;
+  logger: Logger;
+  registry: HookRegistry;
+  executor: Executor;
+  server: HooksServer;
+}
+
+/** Fills what a partial config leaves out with webhook's defaults (-debug and -logfile imply -verbose). */
+export function completeConfig(config: Partial<HooksConfig>): HooksConfig {
+  const complete = { ...defaultHooksConfig(), ...config };
+  if (complete.debug || complete.logfile !== "") complete.verbose = true;
+  return complete;
+}
+
+/** Builds the parts around an open listener; nothing is read or served yet. */
+export function createRuntime(config: HooksConfig, listener: Listener, logger: Logger): HooksRuntime {
+  const registry = new HookRegistry({ files: config.hooks, template: config.template, log: logger.log });
+  const executor = new Executor({ logger, commandTimeout: config.commandTimeout });
+  const server = new HooksServer({ config, listener, hooks: registry, executor, logger });
+  return { config, logger, registry, executor, server };
+}
+
+/** Stops accepting requests, waits for in-flight requests and running commands, closes the log. */
+export async function closeRuntime(runtime: HooksRuntime): Promise<void> {
+  runtime.registry.close();
+  await runtime.server.close();
+  await runtime.executor.close();
+  await runtime.logger.close();
+}
+
+/** `anvil serve`'s hook runner. With no hooks files it still starts (`GET /` answers OK). */
+export function createApp(config: Partial<HooksConfig>): ServiceApp {
+  const complete = completeConfig(config);
+  let runtime: HooksRuntime | undefined;
+  return {
+    name: "hooks",
+    async listen() {
+      const logger = await createLogger(complete);
+      const listener = await openListener(complete).catch(async (error: unknown) => {
+        await logger.close();
+        throw error;
+      });
+      const started = createRuntime(complete, listener, logger);
+      try {
+        await started.registry.load();
+        await started.server.start();
+      } catch (error) {
+        await closeRuntime(started);
+        throw error;
+      }
+      if (complete.hotreload) started.registry.watch();
+      if (started.registry.size > 0) started.executor.warmUp();
+      runtime = started;
+      return started.server.url;
+    },
+    async close() {
+      if (runtime !== undefined) await closeRuntime(runtime);
+      runtime = undefined;
+    },
+  };
+}

@@ -1,0 +1,366 @@
+// Runs a fired hook's execute-command the way webhook does (no shell; argv[0] is the configured
+// string; server environment + hook variables + file variables; temp files removed afterwards;
+// webhook's log lines), plus the opt-in limits webhook lacks: a command timeout that kills the
+// command's process group, and per-hook max-concurrency with a bounded FIFO queue.
+
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { createTempFile, decodeBase64 } from "./command-files.ts";
+import { CommandThread, type ExitMessage, type StreamCallbacks } from "./command-thread.ts";
+import type { RunMessage } from "./command-worker.ts";
+import { formatGoDuration } from "./duration.ts";
+import { quote } from "./go-strconv.ts";
+import { isSecretName, type Logger, REDACTED, redactText } from "./log.ts";
+import { CommandLookup, commandLookPath, spawnErrorText } from "./look-path.ts";
+import type { Argument, Hook, HookRequest, Log } from "./types.ts";
+import { extractArgument, formatArgument } from "./values.ts";
+
+/** How the caller wants the command's combined stdout+stderr. */
+export type OutputMode = "ignore" | "capture" | "stream";
+
+export interface CommandResult {
+  /** Combined stdout and stderr (capture mode; empty otherwise). */
+  output: Buffer;
+  /** The exit status; null when killed by a signal or never started. */
+  exitCode: number | null;
+  signal: string | null;
+  /** webhook's error text (`exit status 1`, `exec: "x": executable file not found in $PATH`), if any. */
+  error: string | undefined;
+  /** The command could not be started at all. */
+  startFailed: boolean;
+  timedOut: boolean;
+  /** The effective timeout in milliseconds (0 = none). */
+  timeout: number;
+}
+
+/** A place in a hook's concurrency limit: wait for `ready`, call `release` when done. */
+export interface Ticket {
+  ready: Promise<void>;
+  release(): void;
+}
+
+export interface ExecutorOptions {
+  logger: Logger;
+  /** Global -command-timeout in milliseconds; a hook's own commandTimeout wins. 0 = none. */
+  commandTimeout: number;
+  /** Milliseconds between SIGTERM and SIGKILL when a command times out. */
+  killGrace?: number;
+  /** Captured output beyond this is dropped (the command still runs to its end). */
+  maxOutput?: number;
+}
+
+const DEFAULT_KILL_GRACE = 2000;
+const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
+const EMPTY: Buffer = Buffer.alloc(0);
+/** The ticket of every hook without max-concurrency. */
+const UNLIMITED: Ticket = { ready: Promise.resolve(), release: () => {} };
+
+/** Go's strings for the signals a command most often dies of (`signal: killed`). */
+const SIGNAL_TEXT: Record<string, string> = {
+  SIGABRT: "aborted",
+  SIGALRM: "alarm clock",
+  SIGBUS: "bus error",
+  SIGFPE: "floating point exception",
+  SIGHUP: "hangup",
+  SIGILL: "illegal instruction",
+  SIGINT: "interrupt",
+  SIGKILL: "killed",
+  SIGPIPE: "broken pipe",
+  SIGQUIT: "quit",
+  SIGSEGV: "segmentation fault",
+  SIGTERM: "terminated",
+  SIGTRAP: "trace/breakpoint trap",
+  SIGUSR1: "user defined signal 1",
+  SIGUSR2: "user defined signal 2",
+};
+
+interface Slots {
+  running: number;
+  waiting: (() => void)[];
+}
+
+/** A command ready to start, with what is needed once it has ended. */
+interface Launch {
+  message: RunMessage;
+  hookId: string;
+  rid: string;
+  lookPath: string;
+  files: string[];
+  log: Log | undefined;
+}
+
+/** `NAME=value` entries for the command, and the same as the log may show them. */
+interface Environment {
+  entries: string[];
+  shown: string[];
+}
+
+export class Executor {
+  readonly #logger: Logger;
+  readonly #commandTimeout: number;
+  readonly #killGrace: number;
+  readonly #maxOutput: number;
+  readonly #slots = new Map<string, Slots>();
+  readonly #lookup = new CommandLookup();
+  readonly #thread: CommandThread;
+  readonly #running = new Set<Promise<CommandResult>>();
+
+  constructor(options: ExecutorOptions) {
+    this.#logger = options.logger;
+    this.#commandTimeout = options.commandTimeout;
+    this.#killGrace = options.killGrace ?? DEFAULT_KILL_GRACE;
+    this.#maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
+    this.#thread = new CommandThread(options.logger.log);
+  }
+
+  /** Starts the command thread now rather than on the first command. */
+  warmUp(): void {
+    this.#thread.warmUp();
+  }
+
+  /**
+   * Takes a place under the hook's max-concurrency: a ticket (possibly still waiting in the
+   * FIFO queue), or undefined when the limit and the queue are both full (answer 429).
+   */
+  admit(hook: Hook): Ticket | undefined {
+    if (hook.maxConcurrency <= 0) return UNLIMITED;
+    let slots = this.#slots.get(hook.id);
+    if (slots === undefined) {
+      slots = { running: 0, waiting: [] };
+      this.#slots.set(hook.id, slots);
+    }
+    const state = slots;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const next = state.waiting.shift();
+      if (next === undefined) state.running--;
+      else next();
+      if (state.running === 0 && state.waiting.length === 0) this.#slots.delete(hook.id);
+    };
+    if (state.running < hook.maxConcurrency) {
+      state.running++;
+      return { ready: Promise.resolve(), release };
+    }
+    if (state.waiting.length >= hook.maxQueue) return undefined;
+    return { ready: new Promise((resolve) => state.waiting.push(resolve)), release };
+  }
+
+  /**
+   * Runs the hook's command for `request` once `ticket` is ready (webhook's handleHook) and
+   * releases the ticket when it has exited. In stream mode `stream` hears of the start and the output.
+   */
+  run(
+    hook: Hook,
+    request: HookRequest,
+    mode: OutputMode,
+    ticket: Ticket = UNLIMITED,
+    stream?: StreamCallbacks,
+  ): Promise<CommandResult> {
+    const result = this.#run(hook, request, mode, ticket, stream).finally(() => {
+      ticket.release();
+      this.#running.delete(result);
+    });
+    this.#running.add(result);
+    return result;
+  }
+
+  /** Waits for every running and queued command, then stops the command thread. */
+  async close(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    await this.#thread.close();
+  }
+
+  async #run(
+    hook: Hook,
+    request: HookRequest,
+    mode: OutputMode,
+    ticket: Ticket,
+    stream: StreamCallbacks | undefined,
+  ): Promise<CommandResult> {
+    await ticket.ready;
+    const launch = await this.#prepare(hook, request, mode);
+    if (!("message" in launch)) return launch;
+    // Returned, not awaited: this frame (and the request it holds) is released while the command
+    // waits its turn, which keeps a long backlog small.
+    return this.#complete(launch, mode, this.#thread.run(launch.message, stream));
+  }
+
+  /** Everything webhook's handleHook does before starting the command; a result if it cannot start. */
+  async #prepare(hook: Hook, request: HookRequest, mode: OutputMode): Promise<Launch | CommandResult> {
+    const log = this.#logger.enabled ? this.#logger.log : undefined;
+    const rid = request.id;
+    const timeout = hook.commandTimeout > 0 ? hook.commandTimeout : this.#commandTimeout;
+    const lookPath = commandLookPath(hook);
+    const file = await this.#lookup.resolve(lookPath);
+    if (typeof file !== "string") {
+      log?.(`[${rid}] error in ${file.error}`);
+      if (hook.executeCommand.includes(" ")) {
+        const first = hook.executeCommand.trim().split(/\s+/)[0];
+        log?.(`[${rid}] use 'pass-arguments-to-command' to specify args for '${first}'`);
+      }
+      const output = EMPTY;
+      return {
+        output,
+        exitCode: null,
+        signal: null,
+        error: file.error,
+        startFailed: true,
+        timedOut: false,
+        timeout,
+      };
+    }
+    const args = commandArguments(hook, request, log);
+    const env = commandEnvironment(hook, request, log);
+    const files = hook.passFileToCommand.length === 0 ? [] : await this.#writeFiles(hook, request, env, log);
+    const cwd = hook.commandWorkingDirectory;
+    log?.(
+      `[${rid}] executing ${hook.executeCommand} (${file}) with arguments ${formatArgv(hook, args)} and environment [${env.shown.join(" ")}] using ${cwd} as cwd`,
+    );
+    const message: RunMessage = {
+      type: "run",
+      id: 0,
+      file,
+      argv0: hook.executeCommand,
+      args,
+      env: env.entries,
+      cwd: cwd === "" ? undefined : cwd,
+      timeout,
+      killGrace: this.#killGrace,
+      // webhook captures the output of async hooks too, to log it.
+      output: mode === "ignore" && log !== undefined ? "capture" : mode,
+      maxOutput: this.#maxOutput,
+    };
+    return { message, hookId: hook.id, rid, lookPath, files, log };
+  }
+
+  /** Waits for the command's end: webhook's log lines, temp files removed, the result. */
+  async #complete(launch: Launch, mode: OutputMode, exited: Promise<ExitMessage>): Promise<CommandResult> {
+    const { message, rid, log } = launch;
+    const exit = await exited;
+    const output = exit.output === undefined ? EMPTY : Buffer.from(exit.output);
+    let error: string | undefined;
+    if (exit.spawnError !== undefined) {
+      error = await spawnErrorText(exit.spawnError, launch.lookPath, message.cwd ?? "", message.file);
+    } else if (exit.signal !== null) error = `signal: ${SIGNAL_TEXT[exit.signal] ?? exit.signal}`;
+    else if (exit.code !== 0) error = `exit status ${exit.code}`;
+
+    if (log !== undefined) {
+      if (exit.timedOut) {
+        const after = formatGoDuration(message.timeout * 1e6);
+        log(`[${rid}] command timed out after ${after}; its process group was killed`);
+      }
+      if (exit.spawnError === undefined) log(`[${rid}] command output: ${output.toString("utf8")}\n`);
+      if (exit.truncated) log(`[${rid}] command output was truncated to ${this.#maxOutput} bytes`);
+      if (error !== undefined) log(`[${rid}] error occurred: ${error}`);
+    }
+    await removeFiles(rid, launch.files, log);
+    log?.(`[${rid}] finished handling ${launch.hookId}`);
+    return {
+      output: mode === "capture" ? output : EMPTY,
+      exitCode: exit.code,
+      signal: exit.signal,
+      error,
+      startFailed: exit.spawnError !== undefined,
+      timedOut: exit.timedOut,
+      timeout: message.timeout,
+    };
+  }
+
+  /** pass-file-to-command: one 0600 temp file per value, its path exported in the environment. */
+  async #writeFiles(
+    hook: Hook,
+    request: HookRequest,
+    env: Environment,
+    log: Log | undefined,
+  ): Promise<string[]> {
+    const rid = request.id;
+    const written: string[] = [];
+    for (const argument of hook.passFileToCommand) {
+      const value = extractArgument(argument, request);
+      if (!("value" in value)) {
+        log?.(`[${rid}] error extracting command arguments for file: ${argumentError(argument)}`);
+        continue;
+      }
+      let envName = argument.envname;
+      if (envName === "") {
+        envName = `HOOK_${argument.name.toUpperCase()}`;
+        log?.(`no ENVVAR name specified, falling back to [${envName}]`);
+      }
+      let data: Buffer;
+      if (argument.base64decode) {
+        const decoded = decodeBase64(value.value);
+        if (decoded.error !== undefined) log?.(`error decoding string [${decoded.error}]`);
+        data = decoded.data;
+      } else {
+        data = Buffer.from(value.value, "utf8");
+      }
+      try {
+        const file = await createTempFile(hook.commandWorkingDirectory || tmpdir(), envName, data);
+        log?.(`[${rid}] writing env ${envName} file ${file}`);
+        written.push(file);
+        env.entries.push(`${envName}=${file}`);
+        env.shown.push(`${envName}=${file}`);
+      } catch (error) {
+        log?.(`[${rid}] error creating temp file [${(error as Error).message}]`);
+      }
+    }
+    return written;
+  }
+}
+
+/** argv[1..]: an unresolvable value becomes an empty argument, keeping the positions. */
+function commandArguments(hook: Hook, request: HookRequest, log: Log | undefined): string[] {
+  const args: string[] = [];
+  for (const argument of hook.passArgumentsToCommand) {
+    const value = extractArgument(argument, request);
+    if ("value" in value) args.push(value.value);
+    else {
+      args.push("");
+      log?.(`[${request.id}] error extracting command arguments: ${argumentError(argument)}`);
+    }
+  }
+  return args;
+}
+
+/** pass-environment-to-command: `envname` or HOOK_<name>; an unresolvable value is left out. */
+function commandEnvironment(hook: Hook, request: HookRequest, log: Log | undefined): Environment {
+  const env: Environment = { entries: [], shown: [] };
+  for (const argument of hook.passEnvironmentToCommand) {
+    const value = extractArgument(argument, request);
+    if (!("value" in value)) {
+      log?.(`[${request.id}] error extracting command arguments for environment: ${argumentError(argument)}`);
+      continue;
+    }
+    const name = argument.envname || `HOOK_${argument.name}`;
+    env.entries.push(`${name}=${value.value}`);
+    if (log !== undefined) {
+      const secret = isSecretName(name) || isSecretName(argument.name);
+      env.shown.push(`${name}=${secret ? REDACTED : redactText(value.value)}`);
+    }
+  }
+  return env;
+}
+
+async function removeFiles(rid: string, files: string[], log: Log | undefined): Promise<void> {
+  for (const file of files) {
+    log?.(`[${rid}] removing file ${file}`);
+    await rm(file, { force: true }).catch((error: Error) =>
+      log?.(`[${rid}] error removing file ${file} [${error.message}]`),
+    );
+  }
+}
+
+/** webhook logs the Argument struct with %+v when a value cannot be resolved. */
+function argumentError(argument: Argument): string {
+  return `couldn't retrieve argument for ${formatArgument(argument)}`;
+}
+
+/** `["/bin/echo" "hello"]` (Go's %q of the argv), with values of sensitive parameters hidden. */
+function formatArgv(hook: Hook, args: string[]): string {
+  const shown = args.map((value, i) =>
+    isSecretName(hook.passArgumentsToCommand[i].name) ? REDACTED : redactText(value),
+  );
+  return `[${[hook.executeCommand, ...shown].map((value) => quote(value)).join(" ")}]`;
+}

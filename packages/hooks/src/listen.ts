@@ -1,0 +1,69 @@
+// The listening socket, opened first as webhook does (before privileges are dropped and before the
+// log file and hooks are read): TCP on -ip/-port, or a Unix socket with -socket. With -secure a
+// front reads the first bytes of each connection, so that plain HTTP gets Go's 400 answer.
+
+import http from "node:http";
+import type https from "node:https";
+import net from "node:net";
+import type { HooksConfig } from "./flags.ts";
+import { errnoText } from "./go-errors.ts";
+import { HTTP_TO_HTTPS_RESPONSE, looksLikeHttp } from "./tls.ts";
+
+export interface Listener {
+  /** Receives the requests (plain connections, or decrypted ones fed by the TLS front). */
+  readonly http: http.Server;
+  /** The socket that listens: `http` itself, or the TLS front. */
+  readonly socket: net.Server;
+  /** With -secure: where TLS connections go once the certificate is loaded. */
+  useTls(server: https.Server): void;
+}
+
+/** Throws Go's message, e.g. `listen tcp 1.2.3.4:80: bind: cannot assign requested address`. */
+export async function openListener(config: HooksConfig): Promise<Listener> {
+  // Go accepts up to 1 MiB of headers (plus slack) where Node stops at 16 KiB.
+  const server = http.createServer({ maxHeaderSize: (1 << 20) + 4096 });
+  // Go keeps idle connections open indefinitely and sends no Keep-Alive header.
+  server.keepAliveTimeout = 0;
+  let tls: https.Server | undefined;
+  // TLS connections that arrive while the certificate is still being read wait for it.
+  const waiting: net.Socket[] = [];
+  const socket = config.secure
+    ? net.createServer((connection) => {
+        connection.on("error", () => connection.destroy());
+        connection.once("data", (first: Buffer) => {
+          connection.pause();
+          if (looksLikeHttp(first)) return void connection.end(HTTP_TO_HTTPS_RESPONSE);
+          connection.unshift(first);
+          if (tls === undefined) waiting.push(connection);
+          else tls.emit("connection", connection);
+        });
+      })
+    : server;
+
+  const { ip, port } = config;
+  if (config.socket === "" && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new Error(`listen tcp: address ${port}: invalid port`);
+  }
+  await new Promise<void>((resolve, reject) => {
+    socket.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") {
+        reject(new Error(`listen tcp: lookup ${ip}: no such host`));
+      } else {
+        const where = config.socket === "" ? `tcp ${ip}:${port}` : `unix ${config.socket}`;
+        reject(new Error(`listen ${where}: bind: ${errnoText(error)}`));
+      }
+    });
+    if (config.socket !== "") socket.listen(config.socket, resolve);
+    else socket.listen(port, ip === "" ? undefined : ip, resolve);
+  });
+  return {
+    http: server,
+    socket,
+    useTls(server) {
+      tls = server;
+      for (const connection of waiting.splice(0)) {
+        if (!connection.destroyed) server.emit("connection", connection);
+      }
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// Go's url.ParseQuery, used by webhook for the query string and for form bodies. Only the first
+// value of a key is kept, as webhook does.
+
+import { quote } from "./go-strconv.ts";
+import { setOwn } from "./json.ts";
+import type { JsonObject } from "./types.ts";
+
+export interface UrlValues {
+  values: JsonObject;
+  /** Go's first error (the bad pairs are skipped, the others kept): callers decide what it costs. */
+  error: string | undefined;
+}
+
+export function parseUrlValues(text: string): UrlValues {
+  const values: JsonObject = {};
+  let error: string | undefined;
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("&", start);
+    if (end === -1) end = text.length;
+    const pair = text.slice(start, end);
+    start = end + 1;
+    if (pair.includes(";")) {
+      error ??= "invalid semicolon separator in query";
+      continue;
+    }
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const key = queryUnescape(equals === -1 ? pair : pair.slice(0, equals));
+    const value = queryUnescape(equals === -1 ? "" : pair.slice(equals + 1));
+    if (key.error !== undefined || value.error !== undefined) {
+      error ??= key.error ?? value.error;
+      continue;
+    }
+    if (!Object.hasOwn(values, key.text)) setOwn(values, key.text, value.text);
+  }
+  return { values, error };
+}
+
+type Unescaped = { text: string; error?: undefined } | { text?: undefined; error: string };
+
+const HEX = /^[0-9a-fA-F]{2}$/;
+
+/** url.QueryUnescape: `+` is a space, `%XX` a byte; a malformed escape fails the whole component. */
+function queryUnescape(text: string): Unescaped {
+  if (!text.includes("%") && !text.includes("+")) return { text };
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "%") {
+      const hex = text.slice(i + 1, i + 3);
+      if (!HEX.test(hex)) return { error: `invalid URL escape ${quote(text.slice(i, i + 3))}` };
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else if (c === "+") bytes.push(0x20);
+    else {
+      const code = text.charCodeAt(i);
+      if (code < 0x80) bytes.push(code);
+      else {
+        const end = i + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
+        for (const byte of Buffer.from(text.slice(i, end), "utf8")) bytes.push(byte);
+        i = end - 1;
+      }
+    }
+  }
+  return { text: Buffer.from(bytes).toString("utf8") };
+}
