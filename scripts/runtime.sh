@@ -52,9 +52,12 @@ anvil_install_deps() {
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return
   fi
-  anvil_log "installing dependencies (npm ci) for Node $("$ANVIL_NODE" --version)"
-  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >&2) || {
-    anvil_log "npm ci failed"
+  anvil_log "installing dependencies for Node $("$ANVIL_NODE" --version)"
+  # Not `npm ci`: it insists that the lock lists every platform's optional binary (Biome ships
+  # one package per OS), and the registry reachable here lacks some of them. `npm install
+  # --no-save` installs exactly the locked versions and skips the optional ones it cannot get.
+  (cd "$root" && npm install --no-save --no-audit --no-fund --loglevel=error >&2) || {
+    anvil_log "npm install failed"
     exit 1
   }
   printf '%s' "$want" >"$stamp"
