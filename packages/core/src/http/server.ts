@@ -51,7 +51,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    disableRequestLogging: false,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
