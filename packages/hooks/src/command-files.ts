@@ -7,6 +7,8 @@ import { errnoText } from "./go-errors.ts";
 
 /** ioutil.TempFile(dir, prefix): prefix + random digits, created exclusively with mode 0600. */
 export async function createTempFile(dir: string, prefix: string, data: Buffer): Promise<string> {
+  // The prefix comes from the hooks file's names; like Go, never let it leave `dir`.
+  if (prefix.includes("/")) throw new Error(`createtemp ${prefix}: pattern contains path separator`);
   for (;;) {
     const file = path.join(dir, `${prefix}${randomInt(0, 2 ** 32)}`);
     let handle: Awaited<ReturnType<typeof open>>;
