@@ -1,10 +1,11 @@
 // Hook runner throughput: Debian's `webhook` and anvil hooks side by side on 127.0.0.1, same hooks
 // file, same load (wrk, or autocannon when wrk is absent). Run with `scripts/run-node.sh bench/hooks.ts`.
 // Environment: BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
-// WEBHOOK_BIN and ANVIL_HOOKS_CMD as in the side-by-side suite.
+// BENCH_ANVIL_FLAGS (extra anvil flags, split at spaces, e.g. "-workers 2"), WEBHOOK_BIN and
+// ANVIL_HOOKS_CMD as in the side-by-side suite.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -24,6 +25,7 @@ const seconds = Number(process.env.BENCH_SECONDS || 10);
 const runs = Number(process.env.BENCH_RUNS || 3);
 const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/hooks.json");
+const anvilFlags = (process.env.BENCH_ANVIL_FLAGS ?? "").split(/\s+/).filter(Boolean);
 
 interface Scenario {
   name: string;
@@ -82,22 +84,22 @@ async function main(): Promise<void> {
   try {
     const hooks = path.join(work, "hooks.json");
     await writeFile(hooks, hooksFile);
-    const commands: [string, ServerCommand][] = [
-      ["webhook", webhookCommand()],
-      ["anvil", anvilCommand()],
+    const commands: [string, ServerCommand, string[]][] = [
+      ["webhook", webhookCommand(), []],
+      ["anvil", anvilCommand(), anvilFlags],
     ];
-    for (const [name, command] of commands) {
+    for (const [name, command, extra] of commands) {
       const server = await startServer({
         name,
         command,
-        flags: ["-hooks", hooks],
+        flags: ["-hooks", hooks, ...extra],
         cwd: work,
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" },
       });
       servers.push([name, server]);
     }
     console.error(
-      `hooks bench: ${tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server`,
+      `hooks bench: ${tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server, anvil flags: ${anvilFlagsText()}`,
     );
     const rows: Row[] = [];
     for (const scenario of scenarios) {
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
         anvil: summary("anvil"),
       });
     }
-    const table = markdownTable(rows);
+    const table = `anvil flags: ${anvilFlagsText()}\n\n${markdownTable(rows)}`;
     console.log(table);
     await mkdir(path.dirname(outFile), { recursive: true });
     const result = {
@@ -148,6 +150,7 @@ async function main(): Promise<void> {
       connections,
       seconds,
       runs,
+      anvilFlags,
       cpus: os.availableParallelism(),
       rows,
     };
@@ -203,14 +206,25 @@ async function waitForNoChildren(pid: number): Promise<number> {
   throw new Error(`server ${pid} still has child processes after 10 minutes`);
 }
 
-/** Children of every thread of the process (Go starts commands from any of its threads). */
-async function childCount(pid: number): Promise<number> {
+/**
+ * Children of every thread of the process (Go starts commands from any of its threads). A child
+ * running the server's own program is an anvil -workers copy: its children count instead.
+ */
+async function childCount(pid: number, program?: string): Promise<number> {
+  const server = program ?? (await readlink(`/proc/${pid}/exe`).catch(() => ""));
   let count = 0;
-  for (const task of await readdir(`/proc/${pid}/task`)) {
+  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [])) {
     const children = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "");
-    count += children.split(" ").filter(Boolean).length;
+    for (const child of children.split(" ").filter(Boolean)) {
+      const copy = (await readlink(`/proc/${child}/exe`).catch(() => "")) === server;
+      count += copy ? await childCount(Number(child), server) : 1;
+    }
   }
   return count;
+}
+
+function anvilFlagsText(): string {
+  return anvilFlags.length === 0 ? "(none)" : anvilFlags.join(" ");
 }
 
 async function load(tool: string, url: string): Promise<Measure> {

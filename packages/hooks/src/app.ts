@@ -8,6 +8,7 @@ import { type Listener, openListener } from "./listen.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { HookRegistry } from "./registry.ts";
 import { HooksServer } from "./server.ts";
+import type { Hook, Log } from "./types.ts";
 
 /** The running parts of one hook runner. */
 export interface HooksRuntime {
@@ -25,9 +26,26 @@ export function completeConfig(config: Partial<HooksConfig>): HooksConfig {
   return complete;
 }
 
+/** How `anvil hooks -workers N` changes one process's parts (see workers.ts). */
+export interface RuntimeOptions {
+  /** Where the hooks files' load and reload lines go (a copy process stays quiet: the first one says it). */
+  registryLog?: Log;
+  refuse?: (hook: Hook) => string | undefined;
+}
+
 /** Builds the parts around an open listener; nothing is read or served yet. */
-export function createRuntime(config: HooksConfig, listener: Listener, logger: Logger): HooksRuntime {
-  const registry = new HookRegistry({ files: config.hooks, template: config.template, log: logger.log });
+export function createRuntime(
+  config: HooksConfig,
+  listener: Listener,
+  logger: Logger,
+  options: RuntimeOptions = {},
+): HooksRuntime {
+  const registry = new HookRegistry({
+    files: config.hooks,
+    template: config.template,
+    log: options.registryLog ?? logger.log,
+    refuse: options.refuse,
+  });
   const executor = new Executor({ logger, commandTimeout: config.commandTimeout });
   const server = new HooksServer({ config, listener, hooks: registry, executor, logger });
   return { config, logger, registry, executor, server };

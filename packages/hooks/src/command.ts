@@ -3,16 +3,27 @@
 // log file, pidfile, start rules and exit codes, signals).
 
 import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { closeRuntime, completeConfig, createRuntime, type HooksRuntime } from "./app.ts";
 import { type HooksConfig, parseFlags } from "./flags.ts";
 import { errnoText } from "./go-errors.ts";
 import { type Listener, openListener } from "./listen.ts";
 import { createLogger, formatLocalTimestamp, formatLogLine, type Logger } from "./log.ts";
-import { DuplicateHookError } from "./registry.ts";
+import { DuplicateHookError, RefusedHookError } from "./registry.ts";
 import { listCipherSuites, opensslCiphers, tlsMinVersion } from "./tls.ts";
+import type { Log } from "./types.ts";
+import {
+  isWorkerCopy,
+  openWorkersListener,
+  refuseUnderWorkers,
+  serveAsWorker,
+  startWorkers,
+  type WorkerGroup,
+  workersConflict,
+} from "./workers.ts";
 
-/** The version scripts read (third word) stays webhook's; anvil's own follows in parentheses. */
+/** The version -version reports: webhook 2.8.0 is the behaviour anvil hooks reproduces. */
 export const WEBHOOK_VERSION = "2.8.0";
 
 const NO_HOOKS_MESSAGE =
@@ -49,16 +60,26 @@ export async function runHooksCommand(argv: string[]): Promise<number> {
     process.stdout.write("error: setuid and setgid options cannot be used with the socket option\n");
     return 1;
   }
+  const conflict = workersConflict(config);
+  if (conflict !== undefined) {
+    process.stdout.write(`${conflict}\n`);
+    return 1;
+  }
   return serve(config);
 }
 
-/** Everything after the early exits: listen, drop privileges, open the log, load hooks, serve. */
+/**
+ * Everything after the early exits: listen, drop privileges, open the log, load hooks, serve.
+ * With -workers N the first process then starts N-1 copies of itself, which run this too but
+ * leave the pidfile and the start-up lines to the first one.
+ */
 async function serve(config: HooksConfig): Promise<number> {
+  const copy = isWorkerCopy();
   // Collected, then printed together, as webhook does once its log output is set up.
   const startupErrors: string[] = [];
   let listener: Listener | undefined;
   try {
-    listener = await openListener(config);
+    listener = config.workers > 1 ? await openWorkersListener(config) : await openListener(config);
   } catch (error) {
     startupErrors.push(`error listening on port: ${(error as Error).message}`);
   }
@@ -83,11 +104,16 @@ async function serve(config: HooksConfig): Promise<number> {
     listener?.socket.close();
     return 1;
   }
-  const runtime = createRuntime(config, listener, logger);
-  const log = logger.log;
+  const quiet: Log = () => undefined;
+  const runtime = createRuntime(config, listener, logger, {
+    registryLog: copy ? quiet : undefined,
+    refuse: refuseUnderWorkers(config),
+  });
+  const log = copy ? quiet : logger.log;
+  let workers: WorkerGroup | undefined;
 
   let pidfile: string | undefined;
-  if (config.pidfile !== "") {
+  if (config.pidfile !== "" && !copy) {
     try {
       await createPidfile(config.pidfile);
       pidfile = config.pidfile;
@@ -95,18 +121,26 @@ async function serve(config: HooksConfig): Promise<number> {
       return fatal(runtime, `Error creating pidfile: ${(error as Error).message}`);
     }
   }
-  const stopped = watchSignals(runtime);
+  const stopped = watchSignals(runtime, log, (signal) => workers?.forward(signal));
   log(`version ${WEBHOOK_VERSION} starting`);
   log("setting up os signal watcher");
   const exit = async (status: number, message?: string) => {
     await removePidfile(runtime, pidfile);
-    return message === undefined ? closeRuntime(runtime).then(() => status) : fatal(runtime, message);
+    const closed = message === undefined ? closeRuntime(runtime).then(() => status) : fatal(runtime, message);
+    // Exits only once every copy has exited: none is left behind.
+    const [result] = await Promise.all([closed, workers?.stop()]);
+    return result;
   };
 
   try {
     await runtime.registry.load();
   } catch (error) {
     if (error instanceof DuplicateHookError) return exit(1, error.message);
+    if (error instanceof RefusedHookError) {
+      // Not webhook's situation: said whatever -verbose says, like a flag conflict.
+      process.stderr.write(formatLogLine(error.message));
+      return exit(1);
+    }
     throw error;
   }
   if (!config.verbose && !config.nopanic && runtime.registry.size === 0) {
@@ -132,10 +166,21 @@ async function serve(config: HooksConfig): Promise<number> {
     log((error as Error).message);
     return exit(0);
   }
+  if (config.workers > 1 && !copy) {
+    const { port } = listener.socket.address() as AddressInfo;
+    try {
+      workers = await startWorkers(config.workers - 1, port, logger.log);
+    } catch (error) {
+      process.stderr.write(formatLogLine((error as Error).message));
+      return exit(1);
+    }
+  }
   log("os signal watcher ready");
   runtime.executor.warmUp();
 
-  const signal = await stopped;
+  const signal = await (copy
+    ? Promise.race([stopped, serveAsWorker().then(() => "SIGTERM" as const)])
+    : stopped);
   log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
   return exit(0);
 }
@@ -147,14 +192,19 @@ async function fatal(runtime: HooksRuntime, message: string): Promise<number> {
   return 1;
 }
 
-/** SIGUSR1/SIGHUP reload the hooks files; resolves with SIGINT or SIGTERM. */
-function watchSignals(runtime: HooksRuntime): Promise<NodeJS.Signals> {
-  const reload = (name: string) => () => {
-    runtime.logger.log(`caught ${name} signal`);
+/** SIGUSR1/SIGHUP reload the hooks files (here, and through `forward` in -workers copies); resolves with SIGINT or SIGTERM. */
+function watchSignals(
+  runtime: HooksRuntime,
+  log: Log,
+  forward: (signal: NodeJS.Signals) => void,
+): Promise<NodeJS.Signals> {
+  const reload = (signal: NodeJS.Signals) => () => {
+    log(`caught ${signal.slice(3)} signal`);
+    forward(signal);
     void runtime.registry.reload();
   };
-  const onUsr1 = reload("USR1");
-  const onHup = reload("HUP");
+  const onUsr1 = reload("SIGUSR1");
+  const onHup = reload("SIGHUP");
   process.on("SIGUSR1", onUsr1);
   process.on("SIGHUP", onHup);
   return new Promise((resolve) => {

@@ -40,6 +40,8 @@ export interface HooksConfig {
   commandTimeout: number;
   /** Beyond webhook: request bodies larger than this are answered 413. */
   maxRequestBody: number;
+  /** Beyond webhook: processes that serve the port together (SO_REUSEPORT); 1 = webhook's single process. */
+  workers: number;
 }
 
 export function defaultHooksConfig(): HooksConfig {
@@ -72,6 +74,7 @@ export function defaultHooksConfig(): HooksConfig {
     version: false,
     commandTimeout: 0,
     maxRequestBody: 32 * 1024 * 1024,
+    workers: 1,
   };
 }
 
@@ -230,6 +233,19 @@ const FLAGS: Record<string, FlagSpec> = {
   ),
   verbose: boolFlag("show verbose output", (c, v) => (c.verbose = v)),
   version: boolFlag("display webhook version and quit", (c, v) => (c.version = v)),
+  workers: {
+    kind: "int",
+    usage:
+      "number of processes serving the port together, to use more than one CPU core; not with -socket, -setuid or hooks that set max-concurrency",
+    shownDefault: "1",
+    set(config, value) {
+      const parsed = parseGoInt(value);
+      if (typeof parsed === "string") return parsed;
+      if (parsed < 1) return "must be at least 1";
+      config.workers = parsed;
+      return undefined;
+    },
+  },
   "x-request-id": boolFlag(
     "use X-Request-Id header, if present, as request ID",
     (c, v) => (c.xRequestId = v),

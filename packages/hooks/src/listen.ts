@@ -18,8 +18,11 @@ export interface Listener {
   useTls(server: https.Server): void;
 }
 
-/** Throws Go's message, e.g. `listen tcp 1.2.3.4:80: bind: cannot assign requested address`. */
-export async function openListener(config: HooksConfig): Promise<Listener> {
+/**
+ * Throws Go's message, e.g. `listen tcp 1.2.3.4:80: bind: cannot assign requested address`.
+ * With `reusePort`, other processes of the same user may listen on the same TCP port (-workers).
+ */
+export async function openListener(config: HooksConfig, reusePort = false): Promise<Listener> {
   // Go accepts up to 1 MiB of headers (plus slack) where Node stops at 16 KiB.
   const server = http.createServer({ maxHeaderSize: (1 << 20) + 4096 });
   // Go keeps idle connections open indefinitely and sends no Keep-Alive header.
@@ -54,7 +57,7 @@ export async function openListener(config: HooksConfig): Promise<Listener> {
       }
     });
     if (config.socket !== "") socket.listen(config.socket, resolve);
-    else socket.listen(port, ip === "" ? undefined : ip, resolve);
+    else socket.listen({ port, host: ip === "" ? undefined : ip, reusePort }, resolve);
   });
   return {
     http: server,

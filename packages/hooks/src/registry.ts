@@ -16,6 +16,14 @@ export class DuplicateHookError extends Error {
   }
 }
 
+/** A hook the running setup cannot serve correctly (see HookRegistryOptions.refuse): start-up stops. */
+export class RefusedHookError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RefusedHookError";
+  }
+}
+
 function duplicateMessage(id: string): string {
   return `error: hook with the id ${id} has already been loaded!\nplease check your hooks file for duplicate hooks ids!`;
 }
@@ -48,6 +56,8 @@ export interface HookRegistryOptions {
   files: string[];
   template: boolean;
   log: Log;
+  /** Why a hook cannot be served here (e.g. max-concurrency under -workers), or undefined when it can. */
+  refuse?: (hook: Hook) => string | undefined;
   /** Quiet time after the last file event before files are read again. */
   debounceMs?: number;
   /** Longest wait for quiet time while events keep coming. */
@@ -58,6 +68,7 @@ export class HookRegistry {
   private readonly configured: string[];
   private readonly template: boolean;
   private readonly log: Log;
+  private readonly refuse: (hook: Hook) => string | undefined;
   private readonly debounceMs: number;
   private readonly maxWaitMs: number;
   /** Hooks of each file in use; a file that failed at start or was deleted has no entry (webhook's list). */
@@ -75,6 +86,7 @@ export class HookRegistry {
     this.configured = [...opts.files];
     this.template = opts.template;
     this.log = opts.log;
+    this.refuse = opts.refuse ?? (() => undefined);
     this.debounceMs = opts.debounceMs ?? 100;
     this.maxWaitMs = opts.maxWaitMs ?? 1000;
   }
@@ -99,6 +111,8 @@ export class HookRegistry {
         for (const hook of loaded.hooks) {
           // Only other files count: inside one file duplicates are allowed and the first one wins.
           if (this.index.has(hook.id)) throw new DuplicateHookError(hook.id);
+          const refused = this.refuse(hook);
+          if (refused !== undefined) throw new RefusedHookError(refused);
           this.log(`\tloaded: ${hook.id}`);
         }
         this.apply(file, loaded);
@@ -208,6 +222,12 @@ export class HookRegistry {
       const owner = this.index.get(hook.id)?.source;
       if ((owner !== undefined && owner !== file) || seen.has(hook.id)) {
         this.log(duplicateMessage(hook.id));
+        this.log("reverting hooks back to the previous configuration");
+        return;
+      }
+      const refused = this.refuse(hook);
+      if (refused !== undefined) {
+        this.log(refused);
         this.log("reverting hooks back to the previous configuration");
         return;
       }
