@@ -96,7 +96,9 @@ export class HooksServer {
         readFile(file).catch((error) => {
           throw new Error(`open ${file}: ${errnoText(error)}`);
         });
-      const [cert, key] = await Promise.all([load(this.#config.cert), load(this.#config.key)]);
+      // In Go's order: with both missing, the certificate is the one named.
+      const cert = await load(this.#config.cert);
+      const key = await load(this.#config.key);
       this.#tls = https.createServer(
         {
           cert,
