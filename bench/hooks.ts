@@ -65,6 +65,8 @@ interface Summary {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Processes started per second of load and drain: the hook commands run. */
+  commandsPerSecond: number;
   /** Each run's req/s and drain time, in order. */
   runs: number[];
   drainMs: number[];
@@ -104,22 +106,30 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     for (const scenario of scenarios) {
       for (const [, server] of servers) await checkScenario(server, scenario);
-      const measured = new Map<string, (Measure & { drainMs: number })[]>(
+      const measured = new Map<string, (Measure & { drainMs: number; commandsPerSecond: number })[]>(
         servers.map(([name]) => [name, []]),
       );
       // Servers alternate run by run, so a slow moment of the machine does not favour one of them.
       for (let i = 0; i < runs; i++) {
         for (const [name, server] of servers) {
+          const processesBefore = await processesStarted();
+          const loadResult = await load(tool, `http://127.0.0.1:${server.port}${scenario.path}`);
+          // How long the server still ran hook commands after the load ended (its spawn backlog);
+          // the next run starts only once they are all done.
+          const drainMs = await waitForNoChildren(server.pid);
+          // Commands actually run, per second of load and drain: a server that answers quickly but
+          // queues its commands does not gain by it here. The load generator's own few processes
+          // and threads are counted too, a rounding error beside the commands.
+          const commands = (await processesStarted()) - processesBefore;
           const measure = {
-            ...(await load(tool, `http://127.0.0.1:${server.port}${scenario.path}`)),
-            // How long the server still ran hook commands after the load ended (its spawn backlog);
-            // the next run starts only once they are all done.
-            drainMs: await waitForNoChildren(server.pid),
+            ...loadResult,
+            drainMs,
+            commandsPerSecond: commands / (seconds + drainMs / 1000),
           };
           const rate = Math.round(measure.requestsPerSecond);
-          const drain = `commands drained ${(measure.drainMs / 1000).toFixed(1)} s after the load`;
+          const drain = `commands drained ${(drainMs / 1000).toFixed(1)} s after the load`;
           console.error(
-            `  ${scenario.name} ${name} run ${i + 1}: ${rate} req/s, p99 ${measure.p99Ms} ms, ${drain}`,
+            `  ${scenario.name} ${name} run ${i + 1}: ${rate} req/s, p99 ${measure.p99Ms} ms, ${drain}, ${Math.round(measure.commandsPerSecond)} processes/s`,
           );
           measured.get(name)?.push(measure);
         }
@@ -130,6 +140,7 @@ async function main(): Promise<void> {
           requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
           p50Ms: median(list.map((m) => m.p50Ms)),
           p99Ms: median(list.map((m) => m.p99Ms)),
+          commandsPerSecond: median(list.map((m) => m.commandsPerSecond)),
           runs: list.map((m) => Math.round(m.requestsPerSecond)),
           drainMs: list.map((m) => m.drainMs),
         };
@@ -186,6 +197,12 @@ async function checkScenario(server: RunningServer, scenario: Scenario): Promise
       `${server.name} answers ${answer.status} ${JSON.stringify(body)} to ${url}; expected ${scenario.status}`,
     );
   }
+}
+
+/** Processes and threads the machine has started since boot (`processes` in /proc/stat). */
+async function processesStarted(): Promise<number> {
+  const stat = await readFile("/proc/stat", "utf8");
+  return Number(/^processes (\d+)$/m.exec(stat)?.[1] ?? 0);
 }
 
 /**
@@ -266,15 +283,20 @@ function median(values: number[]): number {
 
 function markdownTable(rows: Row[]): string {
   const lines = [
-    "| scenario | webhook req/s | anvil req/s | ratio (anvil/webhook) | webhook p99 | anvil p99 |",
-    "|---|---:|---:|---:|---:|---:|",
+    "| scenario | webhook req/s | anvil req/s | ratio (anvil/webhook) | webhook p99 | anvil p99 | commands run/s webhook / anvil |",
+    "|---|---:|---:|---:|---:|---:|---:|",
   ];
   const rate = (n: number) => Math.round(n).toLocaleString("en-US");
   const ms = (n: number) => `${n.toFixed(2)} ms`;
+  // Only the scenario that runs a command has any worth showing.
+  const commands = (row: Row) =>
+    row.webhook.commandsPerSecond < 100 && row.anvil.commandsPerSecond < 100
+      ? "–"
+      : `${rate(row.webhook.commandsPerSecond)} / ${rate(row.anvil.commandsPerSecond)}`;
   for (const row of rows) {
     const ratio = (row.anvil.requestsPerSecond / row.webhook.requestsPerSecond).toFixed(2);
     lines.push(
-      `| ${row.scenario} | ${rate(row.webhook.requestsPerSecond)} | ${rate(row.anvil.requestsPerSecond)} | ${ratio} | ${ms(row.webhook.p99Ms)} | ${ms(row.anvil.p99Ms)} |`,
+      `| ${row.scenario} | ${rate(row.webhook.requestsPerSecond)} | ${rate(row.anvil.requestsPerSecond)} | ${ratio} | ${ms(row.webhook.p99Ms)} | ${ms(row.anvil.p99Ms)} | ${commands(row)} |`,
     );
   }
   return lines.join("\n");
