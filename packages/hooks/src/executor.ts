@@ -6,12 +6,18 @@
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { createTempFile, decodeBase64 } from "./command-files.ts";
-import { CommandThread, type ExitMessage, type StreamCallbacks } from "./command-thread.ts";
-import type { RunMessage } from "./command-worker.ts";
+import {
+  type CommandExit,
+  type CommandSpec,
+  runCommand,
+  ServerEnvironment,
+  type StreamCallbacks,
+} from "./command-process.ts";
 import { formatGoDuration } from "./duration.ts";
 import { quote } from "./go-strconv.ts";
 import { isSecretName, type Logger, REDACTED, redactText } from "./log.ts";
 import { CommandLookup, commandLookPath, spawnErrorText } from "./look-path.ts";
+import { loadPosixSpawn } from "./posix-spawn.ts";
 import type { Argument, Hook, HookRequest, Log } from "./types.ts";
 import { extractArgument, formatArgument } from "./values.ts";
 
@@ -81,7 +87,7 @@ interface Slots {
 
 /** A command ready to start, with what is needed once it has ended. */
 interface Launch {
-  message: RunMessage;
+  spec: CommandSpec;
   hookId: string;
   rid: string;
   lookPath: string;
@@ -102,7 +108,7 @@ export class Executor {
   readonly #maxOutput: number;
   readonly #slots = new Map<string, Slots>();
   readonly #lookup = new CommandLookup();
-  readonly #thread: CommandThread;
+  readonly #environment = new ServerEnvironment();
   readonly #running = new Set<Promise<CommandResult>>();
 
   constructor(options: ExecutorOptions) {
@@ -110,12 +116,11 @@ export class Executor {
     this.#commandTimeout = options.commandTimeout;
     this.#killGrace = options.killGrace ?? DEFAULT_KILL_GRACE;
     this.#maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
-    this.#thread = new CommandThread(options.logger.log);
   }
 
-  /** Starts the command thread now rather than on the first command. */
+  /** Loads posix_spawn now: a platform without it fails at start, and no request waits for the load. */
   warmUp(): void {
-    this.#thread.warmUp();
+    loadPosixSpawn();
   }
 
   /**
@@ -166,10 +171,9 @@ export class Executor {
     return result;
   }
 
-  /** Waits for every running and queued command, then stops the command thread. */
+  /** Waits for every running and queued command. */
   async close(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
-    await this.#thread.close();
   }
 
   async #run(
@@ -181,10 +185,8 @@ export class Executor {
   ): Promise<CommandResult> {
     await ticket.ready;
     const launch = await this.#prepare(hook, request, mode);
-    if (!("message" in launch)) return launch;
-    // Returned, not awaited: this frame (and the request it holds) is released while the command
-    // waits its turn, which keeps a long backlog small.
-    return this.#complete(launch, mode, this.#thread.run(launch.message, stream));
+    if (!("spec" in launch)) return launch;
+    return this.#complete(launch, mode, await runCommand(launch.spec, stream));
   }
 
   /** Everything webhook's handleHook does before starting the command; a result if it cannot start. */
@@ -218,13 +220,11 @@ export class Executor {
     log?.(
       `[${rid}] executing ${hook.executeCommand} (${file}) with arguments ${formatArgv(hook, args)} and environment [${env.shown.join(" ")}] using ${cwd} as cwd`,
     );
-    const message: RunMessage = {
-      type: "run",
-      id: 0,
+    const spec: CommandSpec = {
       file,
       argv0: hook.executeCommand,
       args,
-      env: env.entries,
+      env: this.#environment.with(env.entries),
       cwd: cwd === "" ? undefined : cwd,
       timeout,
       killGrace: this.#killGrace,
@@ -232,23 +232,22 @@ export class Executor {
       output: mode === "ignore" && log !== undefined ? "capture" : mode,
       maxOutput: this.#maxOutput,
     };
-    return { message, hookId: hook.id, rid, lookPath, files, log };
+    return { spec, hookId: hook.id, rid, lookPath, files, log };
   }
 
   /** Waits for the command's end: webhook's log lines, temp files removed, the result. */
-  async #complete(launch: Launch, mode: OutputMode, exited: Promise<ExitMessage>): Promise<CommandResult> {
-    const { message, rid, log } = launch;
-    const exit = await exited;
-    const output = exit.output === undefined ? EMPTY : Buffer.from(exit.output);
+  async #complete(launch: Launch, mode: OutputMode, exit: CommandExit): Promise<CommandResult> {
+    const { spec, rid, log } = launch;
+    const output = exit.output ?? EMPTY;
     let error: string | undefined;
     if (exit.spawnError !== undefined) {
-      error = await spawnErrorText(exit.spawnError, launch.lookPath, message.cwd ?? "", message.file);
+      error = await spawnErrorText(exit.spawnError, launch.lookPath, spec.cwd ?? "", spec.file);
     } else if (exit.signal !== null) error = `signal: ${SIGNAL_TEXT[exit.signal] ?? exit.signal}`;
     else if (exit.code !== 0) error = `exit status ${exit.code}`;
 
     if (log !== undefined) {
       if (exit.timedOut) {
-        const after = formatGoDuration(message.timeout * 1e6);
+        const after = formatGoDuration(spec.timeout * 1e6);
         log(`[${rid}] command timed out after ${after}; its process group was killed`);
       }
       if (exit.spawnError === undefined) log(`[${rid}] command output: ${output.toString("utf8")}\n`);
@@ -264,7 +263,7 @@ export class Executor {
       error,
       startFailed: exit.spawnError !== undefined,
       timedOut: exit.timedOut,
-      timeout: message.timeout,
+      timeout: spec.timeout,
     };
   }
 

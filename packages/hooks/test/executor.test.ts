@@ -181,6 +181,55 @@ describe("command line, environment, working directory", () => {
     assert.equal(result.error, `exec: "${file}": permission denied`);
   });
 
+  test("the command starts with no signal ignored or blocked (Node ignores SIGPIPE)", async () => {
+    const result = await executor.run(
+      // grep reads its own state: a shell would block signals around its own forks.
+      hook({
+        executeCommand: "grep",
+        passArgumentsToCommand: [
+          arg("string", "-E"),
+          arg("string", "^Sig(Ign|Blk)"),
+          arg("string", "/proc/self/status"),
+        ],
+      }),
+      request(),
+      "capture",
+    );
+    assert.equal(result.output.toString(), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+  });
+
+  test("a NUL byte in an argument fails the start as Go's exec does", async () => {
+    const result = await executor.run(
+      hook({ executeCommand: "/bin/echo", passArgumentsToCommand: [arg("string", "a\0b")] }),
+      request(),
+      "capture",
+    );
+    assert.equal(result.startFailed, true);
+    assert.equal(result.error, "fork/exec /bin/echo: invalid argument");
+  });
+
+  test("a burst of commands: every one runs, none is lost", async () => {
+    const counter = path.join(dir, "burst.log");
+    const burst = hook({
+      executeCommand: "/bin/sh",
+      passArgumentsToCommand: shell(`echo "$0" >> ${counter}`, arg("url", "n")),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, n) =>
+        executor.run(burst, request({ query: { n: String(n) } }), "ignore"),
+      ),
+    );
+    assert.deepEqual(
+      results.filter((r) => r.error !== undefined),
+      [],
+    );
+    const lines = (await readFile(counter, "utf8")).trim().split("\n").map(Number);
+    assert.deepEqual(
+      lines.sort((a, b) => a - b),
+      Array.from({ length: 300 }, (_, n) => n),
+    );
+  });
+
   test("exit status and signal deaths are reported Go's way", async () => {
     const failing = await executor.run(
       hook({ executeCommand: "/bin/sh", passArgumentsToCommand: shell("echo out; exit 3") }),
