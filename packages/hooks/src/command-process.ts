@@ -119,11 +119,11 @@ export class ServerEnvironment {
   with(extra: string[]): string[] {
     if (extra.length === 0) return this.#entries;
     const entries = [...this.#entries];
-    const index = new Map(this.#index);
+    const added = new Map<string, number>();
     for (const entry of extra) {
       const name = entry.slice(0, entry.indexOf("="));
-      const at = index.get(name);
-      if (at === undefined) index.set(name, entries.push(entry) - 1);
+      const at = this.#index.get(name) ?? added.get(name);
+      if (at === undefined) added.set(name, entries.push(entry) - 1);
       else entries[at] = entry;
     }
     return entries;
