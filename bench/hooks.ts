@@ -18,6 +18,7 @@ import {
   startServer,
   webhookCommand,
 } from "../packages/hooks/test/side-by-side/servers.ts";
+import { hasWrk, median, parseWrk } from "./load.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
@@ -173,16 +174,6 @@ async function main(): Promise<void> {
   }
 }
 
-async function hasWrk(): Promise<boolean> {
-  try {
-    await run("wrk", ["--version"]);
-    return true;
-  } catch (error) {
-    // wrk prints its version and exits 1; only a missing program is "absent".
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
-}
-
 async function checkScenario(server: RunningServer, scenario: Scenario): Promise<void> {
   const url = scenario.path;
   const answer = await sendRequest(server.port, {
@@ -261,24 +252,6 @@ async function load(tool: string, url: string): Promise<Measure> {
   );
   const report = JSON.parse(stdout);
   return { requestsPerSecond: report.requests.average, p50Ms: report.latency.p50, p99Ms: report.latency.p99 };
-}
-
-function parseWrk(output: string): Measure {
-  const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
-  const percentile = (p: string) => {
-    const found = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, "m").exec(output);
-    if (!found) throw new Error(`no ${p}% latency in wrk output:\n${output}`);
-    const factor = { us: 0.001, ms: 1, s: 1000 }[found[2] as "us" | "ms" | "s"];
-    return Number(found[1]) * factor;
-  };
-  if (!rate) throw new Error(`no Requests/sec in wrk output:\n${output}`);
-  return { requestsPerSecond: Number(rate[1]), p50Ms: percentile("50"), p99Ms: percentile("99") };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function markdownTable(rows: Row[]): string {

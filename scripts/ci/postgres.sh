@@ -8,6 +8,21 @@ pg_answers() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# The first port from 54329 on that can be listened on, for a cluster of our own beside a server on
+# 5432 that cannot be used. Binding tells more than connecting: a port can be taken without a
+# listener that answers.
+pg_free_port() {
+  "$ANVIL_NODE" -e '
+    const net = require("node:net");
+    const attempt = (port) => {
+      if (port > 54399) process.exit(1);
+      const server = net.createServer();
+      server.once("error", () => attempt(port + 1));
+      server.listen(port, "127.0.0.1", () => server.close(() => console.log(port)));
+    };
+    attempt(54329);'
+}
+
 PG_STARTED_DIR=""
 PG_DATABASE=""
 PG_ADMIN_URL=""
@@ -30,7 +45,12 @@ pg_start_own_cluster() {
   fi
   PG_BIN=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
   local port=5432
-  pg_answers 5432 && port=54329
+  if pg_answers 5432; then
+    port=$(pg_free_port) || {
+      echo "ci: no free port for PostgreSQL in 54329-54399" >&2
+      exit 1
+    }
+  fi
   PG_STARTED_DIR=$(mktemp -d /tmp/anvil-ci-pg.XXXXXX)
   chown postgres "$PG_STARTED_DIR"
   su postgres -s /bin/sh -c "'$PG_BIN/initdb' -D '$PG_STARTED_DIR/data' -A trust -U postgres >/dev/null"

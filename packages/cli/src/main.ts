@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { addSettingOptions, type SettingFlag, settingFlags } from "./options.ts";
+import { addForgeAdminCommands } from "./forge-admin.ts";
+import { addSettingOptions, type SettingFlag, settingFlags, settingKeys } from "./options.ts";
 import { databaseUrl, loadSettings } from "./settings.ts";
 
 // Services are imported when a command needs them, so `anvil hooks` and `--help` start fast.
@@ -11,14 +12,37 @@ const { version } = JSON.parse(readFileSync(new URL("../../../package.json", imp
 
 const SERVICES = ["forge", "inventory"] as const;
 
-const common: SettingFlag[] = [{ key: "data-dir" }, { key: "host" }, { key: "log-level" }];
+const common: SettingFlag[] = [
+  { key: "data-dir" },
+  { key: "host" },
+  { key: "log-level" },
+  { key: "trust-proxy" },
+  { key: "shutdown-grace" },
+];
 
-function serviceFlags(service: "forge" | "inventory"): SettingFlag[] {
-  return [
-    ...common,
-    { key: `${service}.port`, flag: "--port" },
-    { key: `${service}.database`, flag: "--database" },
-  ];
+const SERVICE_SETTINGS = [
+  "port",
+  "database",
+  "root-url",
+  "database-pool-size",
+  "statement-cache-size",
+] as const;
+
+/** A service's own settings; `forge serve` offers them without the prefix (--port). */
+function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFlag[] {
+  const flags: SettingFlag[] = SERVICE_SETTINGS.map((setting) => ({
+    key: `${service}.${setting}`,
+    flag: short ? `--${setting}` : undefined,
+  }));
+  if (service === "forge") {
+    for (const setting of ["ssh-port", "default-paging-num", "max-response-items"] as const)
+      flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
+  }
+  return flags;
+}
+
+function load(options: Record<string, unknown>, flags: SettingFlag[]) {
+  return loadSettings(settingFlags(options, flags), settingKeys(flags));
 }
 
 function fail(error: unknown): never {
@@ -36,10 +60,8 @@ function buildProgram(): Command {
 
   const allFlags: SettingFlag[] = [
     ...common,
-    { key: "forge.port" },
-    { key: "forge.database" },
-    { key: "inventory.port" },
-    { key: "inventory.database" },
+    ...serviceFlags("forge", false),
+    ...serviceFlags("inventory", false),
     { key: "hooks.port" },
     { key: "hooks.files" },
     { key: "hooks.urlprefix" },
@@ -49,21 +71,22 @@ function buildProgram(): Command {
     program.command("serve").description("start forge, inventory and hooks together"),
     allFlags,
   ).action(async (options: Record<string, unknown>) => {
-    const settings = loadSettings(settingFlags(options, allFlags));
+    const settings = load(options, allFlags);
     const { serve } = await import("./serve.ts");
     await serve(["forge", "inventory", "hooks"], settings);
   });
 
   for (const name of ["forge", "inventory"] as const) {
     const group = program.command(name).description(`the ${name} service`);
-    const flags = serviceFlags(name);
+    const flags = [...common, ...serviceFlags(name, true)];
     addSettingOptions(group.command("serve").description(`start the ${name} alone`), flags).action(
       async (options: Record<string, unknown>) => {
-        const settings = loadSettings(settingFlags(options, flags));
+        const settings = load(options, flags);
         const { serve } = await import("./serve.ts");
         await serve([name], settings);
       },
     );
+    if (name === "forge") addForgeAdminCommands(group, load);
   }
 
   // Documented here for --help; the arguments are webhook's own flags, parsed by the hook runner.
@@ -76,7 +99,11 @@ function buildProgram(): Command {
     .allowUnknownOption()
     .argument("[flags...]");
 
-  const migrateFlags: SettingFlag[] = [...common, { key: "forge.database" }, { key: "inventory.database" }];
+  const migrateFlags: SettingFlag[] = [
+    { key: "data-dir" },
+    { key: "forge.database" },
+    { key: "inventory.database" },
+  ];
   addSettingOptions(
     program
       .command("migrate")
@@ -86,7 +113,7 @@ function buildProgram(): Command {
   ).action(async (service: string | undefined, options: Record<string, unknown>) => {
     const services = service === undefined ? SERVICES : SERVICES.filter((name) => name === service);
     if (services.length === 0) fail(`unknown service "${service}"; use forge or inventory`);
-    const settings = loadSettings(settingFlags(options, migrateFlags));
+    const settings = load(options, migrateFlags);
     const { migrateService } = await import("./migrate.ts");
     for (const name of services) {
       const applied = await migrateService(name, databaseUrl(settings, name));

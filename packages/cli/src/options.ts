@@ -1,8 +1,6 @@
 import { envName, flagName } from "@anvil/core/config";
 import { type Command, Option } from "commander";
-import { type Settings, settingsSpec } from "./settings.ts";
-
-type SettingKey = keyof Settings;
+import { type GivenFlags, type SettingKey, settingsSpec } from "./settings.ts";
 
 /** A setting offered by a command, optionally under a shorter flag (`forge serve --port`). */
 export interface SettingFlag {
@@ -32,14 +30,20 @@ export function addSettingOptions(command: Command, flags: SettingFlag[]): Comma
 }
 
 /** The parsed options of a command, keyed by setting name, for loadSettings(). */
-export function settingFlags(
-  options: Record<string, unknown>,
-  flags: SettingFlag[],
-): Record<string, unknown> {
-  const result: Record<string, unknown> = { config: options.config };
+export function settingFlags(options: Record<string, unknown>, flags: SettingFlag[]): GivenFlags {
+  const given: GivenFlags = { config: options.config as string | undefined, values: {}, flagNames: {} };
   for (const { key, flag } of flags) {
-    const value = options[attributeName(flag ?? flagName(key))];
-    if (value !== undefined) result[key] = value;
+    const name = flag ?? flagName(key);
+    const value = options[attributeName(name)];
+    if (value !== undefined) {
+      given.values[key] = value;
+      given.flagNames[key] = name;
+    }
   }
-  return result;
+  return given;
+}
+
+/** The settings a command reads: the ones it offers as flags. */
+export function settingKeys(flags: SettingFlag[]): SettingKey[] {
+  return flags.map(({ key }) => key);
 }

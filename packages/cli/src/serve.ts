@@ -1,18 +1,34 @@
-import { closeOnSignals, createLogger, type Logger, type ServiceApp } from "@anvil/core";
+import {
+  closeOnSignals,
+  createLogger,
+  type Logger,
+  parseTrustProxy,
+  type ServiceApp,
+  type ServiceConfig,
+} from "@anvil/core";
 import { createApp as createForge } from "@anvil/forge";
 import { createApp as createInventory } from "@anvil/inventory";
 import { createHooksService } from "./hooks-service.ts";
 import { databaseUrl, type Settings } from "./settings.ts";
 
 function createService(name: "forge" | "inventory", settings: Settings, logger: Logger): ServiceApp {
-  const config = {
+  const config: ServiceConfig = {
     host: settings.host,
     port: settings[`${name}.port`],
-    databaseUrl: databaseUrl(settings, name),
     dataDir: settings["data-dir"],
     logger: logger.child({ service: name }),
+    database: {
+      url: databaseUrl(settings, name),
+      poolSize: settings[`${name}.database-pool-size`],
+      statementCacheSize: settings[`${name}.statement-cache-size`],
+    },
+    rootUrl: settings[`${name}.root-url`],
+    trustProxy: parseTrustProxy(settings["trust-proxy"]),
+    shutdownGraceMs: settings["shutdown-grace"] * 1000,
   };
-  return name === "forge" ? createForge(config) : createInventory(config);
+  return name === "forge"
+    ? createForge(config, { sshPort: settings["forge.ssh-port"] })
+    : createInventory(config);
 }
 
 /** Starts the services in order; if one fails, the ones already started are closed again. */

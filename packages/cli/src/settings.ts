@@ -1,5 +1,61 @@
 import { join } from "node:path";
-import { type ConfigKey, type ConfigOf, resolveConfig } from "@anvil/core/config";
+import {
+  type ConfigKey,
+  type ConfigOf,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  parseTrustProxy,
+  resolveConfig,
+} from "@anvil/core/config";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+const atLeastOne = { test: (n: number) => n >= 1, expected: "a whole number of at least 1" };
+
+function isRootUrl(text: string): boolean {
+  if (text === "") return true;
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === "";
+  } catch {
+    return false;
+  }
+}
+
+// The settings each database-backed service has, under its own prefix.
+function serviceSettings<P extends string>(prefix: P, port: number) {
+  return {
+    [`${prefix}.port`]: {
+      type: "port",
+      default: port,
+      description: `${prefix} HTTP port`,
+    } as ConfigKey<"port">,
+    [`${prefix}.database`]: {
+      type: "string",
+      default: "",
+      description: `${prefix} database URL (default sqlite:<data-dir>/${prefix}.db)`,
+    } as ConfigKey<"string">,
+    [`${prefix}.root-url`]: {
+      type: "string",
+      default: "",
+      description: `public URL of the ${prefix}, as clients reach it through any proxy (default http://<host>:<port>/)`,
+      accepts: { test: isRootUrl, expected: "an http:// or https:// URL without query" },
+    } as ConfigKey<"string">,
+    [`${prefix}.database-pool-size`]: {
+      type: "integer",
+      default: 10,
+      description: `PostgreSQL connections per ${prefix} process`,
+      accepts: atLeastOne,
+    } as ConfigKey<"integer">,
+    [`${prefix}.statement-cache-size`]: {
+      type: "integer",
+      default: 200,
+      description: `prepared statements kept by the ${prefix} on SQLite`,
+      accepts: atLeastOne,
+    } as ConfigKey<"integer">,
+  } as unknown as { [K in `${P}.port`]: ConfigKey<"port"> } & {
+    [K in `${P}.database` | `${P}.root-url`]: ConfigKey<"string">;
+  } & { [K in `${P}.database-pool-size` | `${P}.statement-cache-size`]: ConfigKey<"integer"> };
+}
 
 // Every setting of the anvil command. The dotted name gives the flag (--forge-port), the
 // variable (ANVIL_FORGE_PORT) and the config file key (forge: {port: …}).
@@ -17,20 +73,48 @@ export const settingsSpec = {
   "log-level": {
     type: "string",
     default: "info",
-    description: "fatal, error, warn, info, debug or trace",
+    description: "fatal, error, warn, info, debug, trace or silent",
+    accepts: {
+      test: (level: string) => LOG_LEVELS.includes(level),
+      expected: `one of ${LOG_LEVELS.join(", ")}`,
+    },
   } as ConfigKey<"string">,
-  "forge.port": { type: "port", default: 3000, description: "forge HTTP port" } as ConfigKey<"port">,
-  "forge.database": {
+  "trust-proxy": {
     type: "string",
     default: "",
-    description: "forge database URL (default sqlite:<data-dir>/forge.db)",
+    description:
+      "proxies whose X-Forwarded-* headers are believed: true (any), or IP addresses/CIDR ranges (default none)",
+    accepts: {
+      test: (text: string) => parseTrustProxy(text) !== undefined,
+      expected: "true, false or a comma-separated list of IP addresses and CIDR ranges",
+    },
   } as ConfigKey<"string">,
-  "inventory.port": { type: "port", default: 8000, description: "inventory HTTP port" } as ConfigKey<"port">,
-  "inventory.database": {
-    type: "string",
-    default: "",
-    description: "inventory database URL (default sqlite:<data-dir>/inventory.db)",
-  } as ConfigKey<"string">,
+  "shutdown-grace": {
+    type: "integer",
+    default: DEFAULT_SHUTDOWN_GRACE_MS / 1000,
+    description: "seconds in-flight requests may run after SIGTERM before their connections are closed",
+    accepts: { test: (n: number) => n >= 0, expected: "a whole number of seconds, 0 or more" },
+  } as ConfigKey<"integer">,
+  ...serviceSettings("forge", 3000),
+  "forge.ssh-port": {
+    type: "port",
+    default: 2222,
+    description: "port of the forge's built-in SSH server for git (0: no SSH)",
+  } as ConfigKey<"port">,
+  "forge.default-paging-num": {
+    type: "integer",
+    default: 30,
+    description:
+      "items in a page of an API list when the client asks for no limit (Gitea's DEFAULT_PAGING_NUM)",
+    accepts: atLeastOne,
+  } as ConfigKey<"integer">,
+  "forge.max-response-items": {
+    type: "integer",
+    default: 50,
+    description: "most items in a page of an API list, whatever the client asks (Gitea's MAX_RESPONSE_ITEMS)",
+    accepts: atLeastOne,
+  } as ConfigKey<"integer">,
+  ...serviceSettings("inventory", 8000),
   "hooks.port": { type: "port", default: 9000, description: "hook runner HTTP port" } as ConfigKey<"port">,
   "hooks.files": {
     type: "list",
@@ -50,20 +134,32 @@ export const settingsSpec = {
 };
 
 export type Settings = ConfigOf<typeof settingsSpec>;
+export type SettingKey = keyof Settings;
 
-const LOG_LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+/** What a command's parsed options say: values and the flag typed for each, by setting. */
+export interface GivenFlags {
+  config?: string;
+  values: Record<string, unknown>;
+  flagNames: Record<string, string>;
+}
 
-/** Resolves flags > ANVIL_* variables > config file (--config or ANVIL_CONFIG) > defaults. */
-export function loadSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Settings {
-  const file = (flags.config as string | undefined) ?? env.ANVIL_CONFIG;
-  const { config: _config, ...rest } = flags;
-  const settings = resolveConfig(settingsSpec, { flags: rest, env, file });
-  if (!LOG_LEVELS.has(settings["log-level"])) {
-    throw new Error(
-      `invalid value for log-level: "${settings["log-level"]}" is not one of ${[...LOG_LEVELS].join(", ")}`,
-    );
-  }
-  return settings;
+/**
+ * Resolves flags > ANVIL_* variables > config file (--config or ANVIL_CONFIG) > defaults, reading
+ * and checking only the settings the command uses.
+ */
+export function loadSettings(
+  given: GivenFlags,
+  used: readonly SettingKey[],
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const file = given.config ?? (env.ANVIL_CONFIG === "" ? undefined : env.ANVIL_CONFIG);
+  return resolveConfig(settingsSpec, {
+    flags: given.values,
+    flagNames: given.flagNames,
+    env,
+    file,
+    only: used,
+  });
 }
 
 export function databaseUrl(settings: Settings, service: "forge" | "inventory"): string {

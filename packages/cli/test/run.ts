@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@anvil/core/testing";
 
 export const anvilBin = fileURLToPath(new URL("../../../bin/anvil", import.meta.url));
 
@@ -61,4 +62,33 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Starts `anvil forge serve` on a free port of 127.0.0.1 and waits until it answers. */
+export async function startForge(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ port: number; child: ChildProcess; finished: Promise<Finished> }> {
+  const port = await freePort();
+  const started = startAnvil(
+    [
+      "forge",
+      "serve",
+      "--host",
+      "127.0.0.1",
+      "--data-dir",
+      dataDir,
+      "--port",
+      String(port),
+      "--ssh-port",
+      "0",
+      ...extraArgs,
+    ],
+    env,
+  );
+  await waitFor("forge", async () =>
+    (await fetch(`http://127.0.0.1:${port}/api/healthz`)).ok ? true : undefined,
+  );
+  return { port, ...started };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { freePort, type TempDir, tempDir } from "@anvil/core/testing";
@@ -13,9 +14,16 @@ describe("anvil serve", () => {
   after(() => dir.remove());
 
   test("starts all three services, each health endpoint answers, SIGTERM stops it cleanly", async () => {
-    const [forge, inventory, hooks] = [await freePort(), await freePort(), await freePort()];
+    const [forge, inventory, hooks, ssh] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const { child, finished } = startAnvil([
       "serve",
+      "--forge-ssh-port",
+      String(ssh),
       "--host",
       "127.0.0.1",
       "--data-dir",
@@ -36,10 +44,20 @@ describe("anvil serve", () => {
       });
       assert.equal(forgeHealth.status, "pass");
       assert.ok("database:ping" in forgeHealth.checks);
-      const inventoryHealth = await fetch(`http://127.0.0.1:${inventory}/health`);
+      // The services start one after the other.
+      const inventoryHealth = await waitFor("inventory", () => fetch(`http://127.0.0.1:${inventory}/health`));
       assert.equal(inventoryHealth.status, 200);
       assert.deepEqual(await inventoryHealth.json(), { status: "ok" });
-      const hooksHealth = await fetch(`http://127.0.0.1:${hooks}/`);
+      const banner = await new Promise<string>((resolve, reject) => {
+        const socket = connect(ssh, "127.0.0.1");
+        socket.once("data", (chunk) => {
+          socket.destroy();
+          resolve(chunk.toString("latin1"));
+        });
+        socket.once("error", reject);
+      });
+      assert.match(banner, /^SSH-2\.0-/, "the forge's SSH server answers");
+      const hooksHealth = await waitFor("hooks", () => fetch(`http://127.0.0.1:${hooks}/`));
       assert.equal(hooksHealth.status, 200);
       assert.equal(await hooksHealth.text(), "OK");
       assert.ok(existsSync(join(dir.path, "forge.db")), "forge database under the data dir");
@@ -66,6 +84,8 @@ describe("anvil serve", () => {
         "--data-dir",
         dir.path,
         "--forge-port",
+        "0",
+        "--forge-ssh-port",
         "0",
         "--inventory-port",
         String(port),

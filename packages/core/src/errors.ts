@@ -1,6 +1,12 @@
 // Domain errors thrown by services; each API maps them to its own error body in one place.
 
-export type DomainErrorKind = "not-found" | "conflict" | "forbidden" | "invalid" | "unauthorized";
+export type DomainErrorKind =
+  | "not-found"
+  | "conflict"
+  | "forbidden"
+  | "invalid"
+  | "bad-request"
+  | "unauthorized";
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;
@@ -44,11 +50,19 @@ export class Invalid extends DomainError {
   }
 }
 
+/** A request the API refuses as a whole rather than field by field (Gitea's 400s). */
+export class BadRequest extends DomainError {
+  constructor(message: string) {
+    super("bad-request", message);
+  }
+}
+
 /** The usual HTTP status of each kind; an API whose original differs maps it itself. */
 export const httpStatusOf: Readonly<Record<DomainErrorKind, number>> = {
   "not-found": 404,
   conflict: 409,
   forbidden: 403,
   invalid: 422,
+  "bad-request": 400,
   unauthorized: 401,
 };

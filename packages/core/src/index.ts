@@ -3,4 +3,11 @@ export * from "./db/index.ts";
 export * from "./errors.ts";
 export * from "./http/index.ts";
 export * from "./log/index.ts";
-export type { ServiceApp } from "./service.ts";
+export {
+  createHttpService,
+  type DatabaseConfig,
+  type HttpService,
+  type HttpServiceOptions,
+  type ServiceApp,
+  type ServiceConfig,
+} from "./service.ts";

@@ -1,3 +1,11 @@
+import type { Logger } from "pino";
+import { DEFAULT_SHUTDOWN_GRACE_MS } from "./config/service-settings.ts";
+import { connectDatabase, type Database } from "./db/database.ts";
+import { migrate, type NamedMigration } from "./db/migrator.ts";
+import type { UploadLimits } from "./http/bodies.ts";
+import type { ErrorMapper } from "./http/problem.ts";
+import { createHttpServer, type HttpServer, type OpenApiOptions, type TrustProxy } from "./http/server.ts";
+
 /** What every anvil service's createApp(config) returns; `anvil serve` starts and stops these. */
 export interface ServiceApp {
   readonly name: string;
@@ -5,4 +13,135 @@ export interface ServiceApp {
   listen(): Promise<string>;
   /** Stops accepting connections and waits for in-flight requests and work to finish. */
   close(): Promise<void>;
+}
+
+export interface DatabaseConfig {
+  /** sqlite:PATH or postgres://… */
+  url: string;
+  /** PostgreSQL connections per process. */
+  poolSize?: number;
+  /** Prepared statements kept per SQLite connection. */
+  statementCacheSize?: number;
+}
+
+/** How a database-backed service (forge, inventory) is configured; `anvil serve` builds one per service. */
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  logger: Logger;
+  database: DatabaseConfig;
+  /** Public URL behind any proxy; empty or absent means the address the service listens on. */
+  rootUrl?: string;
+  trustProxy?: TrustProxy;
+  /** How long in-flight requests may run after a stop is asked for, in milliseconds. */
+  shutdownGraceMs?: number;
+}
+
+export interface HttpServiceOptions<Tables> {
+  name: string;
+  config: ServiceConfig;
+  /** History table prefix: `<migrationOwner>_migrations`. */
+  migrationOwner: string;
+  migrations: readonly NamedMigration[];
+  mapError: ErrorMapper;
+  openapi?: OpenApiOptions;
+  bodyLimit?: number;
+  uploads?: UploadLimits;
+  /** See HttpServerOptions.strictBodyTypes. */
+  strictBodyTypes?: boolean;
+  /** Adds the service's routes; called once the database is migrated. */
+  register(app: HttpServer, database: Database<Tables>): void | Promise<void>;
+  /**
+   * Other servers of the service (the forge's SSH server): started once HTTP listens, stopped
+   * after it and before the database closes.
+   */
+  companions?: Array<(database: Database<Tables>) => Promise<{ close(): Promise<void> }>>;
+}
+
+export interface HttpService<Tables = unknown> extends ServiceApp {
+  /** Set once listen() has opened the database. */
+  readonly database: Database<Tables> | undefined;
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * A database-backed HTTP service: connect to and migrate the database, add routes, listen; close in
+ * reverse. Closing stops accepting at once, lets in-flight requests finish for the grace period,
+ * then cuts the connections still open, so one stuck client cannot keep the process alive.
+ */
+export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): HttpService<Tables> {
+  const { config } = options;
+  let database: Database<Tables> | undefined;
+  let app: HttpServer | undefined;
+  let companions: Array<{ close(): Promise<void> }> = [];
+  let listeningUrl = "";
+  const configuredRoot = config.rootUrl ? new URL(config.rootUrl) : undefined;
+  const rootUrl = () => configuredRoot ?? new URL(`${listeningUrl}/`);
+
+  const stopServer = async (server: HttpServer) => {
+    const grace = config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    const timer = setTimeout(() => {
+      config.logger.warn(
+        `${options.name}: requests still running after ${grace} ms; closing their connections`,
+      );
+      server.server.closeAllConnections();
+    }, grace);
+    try {
+      await server.close();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    name: options.name,
+    get database() {
+      return database;
+    },
+    async listen() {
+      database = await connectDatabase<Tables>(config.database.url, {
+        poolSize: config.database.poolSize,
+        statementCacheSize: config.database.statementCacheSize,
+        logger: config.logger,
+      });
+      try {
+        const report = await migrate(database.db, options.migrationOwner, options.migrations);
+        if (report.applied.length > 0) config.logger.info({ applied: report.applied }, "database migrated");
+        app = await createHttpServer({
+          logger: config.logger,
+          mapError: options.mapError,
+          rootUrl,
+          bodyLimit: options.bodyLimit,
+          uploads: options.uploads,
+          trustProxy: config.trustProxy,
+          openapi: options.openapi,
+          strictBodyTypes: options.strictBodyTypes,
+        });
+        await options.register(app, database);
+        await app.listen({ host: config.host, port: config.port });
+        for (const start of options.companions ?? []) companions.push(await start(database));
+      } catch (error) {
+        await Promise.allSettled(companions.map((companion) => companion.close()));
+        companions = [];
+        await app?.close();
+        await database.close();
+        database = undefined;
+        throw error;
+      }
+      const address = app.server.address();
+      const port = typeof address === "object" && address !== null ? address.port : config.port;
+      listeningUrl = `http://${urlHost(config.host)}:${port}`;
+      return listeningUrl;
+    },
+    async close() {
+      if (app) await stopServer(app);
+      await Promise.allSettled(companions.map((companion) => companion.close()));
+      await database?.close();
+    },
+  };
 }

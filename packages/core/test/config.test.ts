@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ConfigError, type ConfigKey, createLogger, envName, flagName, resolveConfig } from "../src/index.ts";
+import {
+  ConfigError,
+  type ConfigKey,
+  createLogger,
+  envName,
+  flagName,
+  redactQuery,
+  resolveConfig,
+} from "../src/index.ts";
 import { tempDir } from "../src/testing/index.ts";
 
 const spec = {
@@ -97,24 +105,55 @@ test("the config file: unknown keys and bad syntax are named", async () => {
   }
 });
 
-test("the logger redacts secrets", async () => {
-  const lines: string[] = [];
-  const { default: pino } = await import("pino");
-  const { redactPaths } = await import("../src/index.ts");
-  const logger = pino(
-    { redact: { paths: redactPaths, censor: "[redacted]" } },
-    { write: (l: string) => lines.push(l) },
+test("an empty variable is unset; only the keys a command uses are read; the typed flag is named", () => {
+  assert.equal(resolveConfig(spec, { env: { ANVIL_FORGE_PORT: "" } })["forge.port"], 3000);
+  const narrowed = resolveConfig(spec, {
+    env: { ANVIL_FORGE_PORT: "eighty", ANVIL_DATA_DIR: "/srv" },
+    only: ["data-dir"],
+  });
+  assert.equal(narrowed["data-dir"], "/srv");
+  assert.equal(narrowed["forge.port"], 3000, "a key the command does not use keeps its default");
+  assert.throws(
+    () => resolveConfig(spec, { flags: { "forge.port": "99999" }, flagNames: { "forge.port": "--port" } }),
+    /invalid value for forge\.port \(from flag --port\): "99999"/,
   );
+});
+
+test("a key's own check completes the message", () => {
+  const checked = {
+    workers: {
+      type: "integer",
+      default: 1,
+      description: "workers",
+      accepts: { test: (n: number) => n >= 1, expected: "at least 1" },
+    } as ConfigKey<"integer">,
+  };
+  assert.equal(resolveConfig(checked, { env: { ANVIL_WORKERS: "4" } }).workers, 4);
+  assert.throws(
+    () => resolveConfig(checked, { env: { ANVIL_WORKERS: "0" } }),
+    /invalid value for workers \(from variable ANVIL_WORKERS\): "0" is not at least 1/,
+  );
+});
+
+test("the logger hides secrets at any depth, and in query strings", () => {
+  const lines: string[] = [];
+  const logger = createLogger({ destination: { write: (line: string) => lines.push(line) } });
   logger.info(
     {
-      user: { name: "alice", password: "hunter2" },
-      token: "abcd",
-      req: { headers: { authorization: "token zzz" } },
+      user: { name: "alice", credentials: { password: "hunter2", nested: [{ access_token: "abcd" }] } },
+      headers: { authorization: "token zzz", "x-gitea-signature": "sig123", accept: "application/json" },
+      body: { token: { sha1: "deadbeef" }, scopes: ["all"] },
     },
     "login",
   );
   const text = lines.join("");
-  assert.doesNotMatch(text, /hunter2|abcd|zzz/);
+  assert.doesNotMatch(text, /hunter2|abcd|zzz|sig123|deadbeef/);
   assert.match(text, /alice/);
-  assert.equal(typeof createLogger, "function");
+  assert.match(text, /application\/json/);
+  assert.match(text, /"scopes":\["all"\]/);
+  assert.equal(
+    redactQuery("/api/v1/repos?token=abc&page=2&Access_Token=def&q=a%3Db"),
+    "/api/v1/repos?token=[redacted]&page=2&Access_Token=[redacted]&q=a%3Db",
+  );
+  assert.equal(redactQuery("/plain/path"), "/plain/path");
 });

@@ -3,7 +3,6 @@ import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import {
   type AnyKysely,
-  addIdColumn,
   containsText,
   countRows,
   createDb,
@@ -13,30 +12,10 @@ import {
   parseDatabaseUrl,
   readTime,
   redactUrl,
-  timestampType,
   toStoredTime,
 } from "../src/index.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
-
-function sampleMigrations(dialect: "sqlite" | "postgres"): NamedMigration[] {
-  return [
-    {
-      name: "0001_widgets",
-      up: async (db: AnyKysely) => {
-        await addIdColumn(db.schema.createTable("widget"), dialect)
-          .addColumn("name", "text", (c) => c.notNull().unique())
-          .addColumn("created_at", timestampType(dialect), (c) => c.notNull())
-          .execute();
-      },
-    },
-    {
-      name: "0002_widget_colour",
-      up: async (db: AnyKysely) => {
-        await db.schema.alterTable("widget").addColumn("colour", "text").execute();
-      },
-    },
-  ];
-}
+import { sampleMigrations } from "./fixtures/db-schema.ts";
 
 forEachDatabase("createDb and migrate", (database) => {
   let handle: Database;
@@ -71,7 +50,7 @@ forEachDatabase("createDb and migrate", (database) => {
       ],
     );
     assert.equal(readTime(rows[0].created_at).toISOString(), when.toISOString());
-    assert.equal(await countRows(db.selectFrom("widget").selectAll()), 3);
+    assert.equal(await countRows(db, db.selectFrom("widget").selectAll()), 3);
     const found = await db
       .selectFrom("widget")
       .select("name")
@@ -91,7 +70,7 @@ forEachDatabase("createDb and migrate", (database) => {
         .values({ name: "Anvil", created_at: toStoredTime(when, handle.dialect) })
         .execute(),
     );
-    assert.equal(await countRows(db.selectFrom("widget").selectAll()), 3);
+    assert.equal(await countRows(db, db.selectFrom("widget").selectAll()), 3);
   });
 
   test("a failing migration names itself and leaves nothing half-applied", async () => {

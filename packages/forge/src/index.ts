@@ -1,31 +1,57 @@
-import { createHttpService, type HttpService, httpStatusOf, type Logger } from "@anvil/core";
+import { join } from "node:path";
+import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/core";
+import { mapForgeError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
+import { registerGitTransport } from "./routes/git.ts";
 import { registerHealth } from "./routes/health.ts";
+import { startForgeSsh } from "./routes/ssh.ts";
+import { registerApiV1 } from "./routes/v1/index.ts";
+import { GITEA_VERSION } from "./routes/v1/misc.ts";
+import type { ForgeTables } from "./schemas/tables.ts";
 
-export interface ForgeConfig {
-  host: string;
-  port: number;
-  /** sqlite:PATH or postgres://… */
-  databaseUrl: string;
-  dataDir: string;
-  logger: Logger;
+export interface ForgeOptions {
+  /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
+  sshPort?: number;
+  /** Gitea's DEFAULT_PAGING_NUM (30) and MAX_RESPONSE_ITEMS (50). */
+  paging?: { defaultLimit: number; maxLimit: number };
 }
 
-/** The Git forge with Gitea's REST API v1. */
-export function createApp(config: ForgeConfig): HttpService {
-  return createHttpService({
+/** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
+export function createApp(config: ServiceConfig, options: ForgeOptions = {}): HttpService<ForgeTables> {
+  const storage = { root: join(config.dataDir, "repositories") };
+  const sshPort = options.sshPort || undefined;
+  return createHttpService<ForgeTables>({
     name: "forge",
-    host: config.host,
-    port: config.port,
-    logger: config.logger,
-    databaseUrl: config.databaseUrl,
+    config,
     migrationOwner: "forge",
     migrations,
-    // Gitea's error body: {message, url}.
-    mapError: (error, request) => ({
-      status: httpStatusOf[error.kind],
-      body: { message: error.message, url: `${request.protocol}://${request.host}/api/swagger` },
-    }),
-    register: (app, database) => registerHealth(app, database),
+    mapError: mapForgeError,
+    // Gitea's JSON binding refuses a value of the wrong type.
+    strictBodyTypes: true,
+    // Gitea serves its API description at /swagger.v1.json, and its error bodies point at
+    // /api/swagger, where ours is served too.
+    openapi: {
+      title: "anvil forge (Gitea API v1)",
+      version: GITEA_VERSION,
+      paths: ["/swagger.v1.json", "/api/swagger"],
+    },
+    register: async (app, database) => {
+      registerHealth(app, database);
+      const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
+      await registerApiV1(app, database, { paging, storage, sshPort });
+      await registerGitTransport(app, database, storage);
+    },
+    companions:
+      sshPort === undefined
+        ? []
+        : [
+            (database) =>
+              startForgeSsh(database, storage, {
+                host: config.host,
+                port: sshPort,
+                dataDir: config.dataDir,
+                logger: config.logger.child({ server: "ssh" }),
+              }),
+          ],
   });
 }

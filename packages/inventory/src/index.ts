@@ -1,35 +1,22 @@
-import { createHttpService, type HttpService, httpStatusOf, type Logger } from "@anvil/core";
+import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/core";
+import { mapInventoryError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerHealth } from "./routes/health.ts";
 
-export interface InventoryConfig {
-  host: string;
-  port: number;
-  /** sqlite:PATH or postgres://… */
-  databaseUrl: string;
-  dataDir: string;
-  logger: Logger;
-}
-
 /** The IT asset inventory with Snipe-IT's REST API v1. */
-export function createApp(config: InventoryConfig): HttpService {
+export function createApp(config: ServiceConfig): HttpService {
   return createHttpService({
     name: "inventory",
-    host: config.host,
-    port: config.port,
-    logger: config.logger,
-    databaseUrl: config.databaseUrl,
+    config,
     migrationOwner: "inventory",
     migrations,
-    // Snipe-IT's standard envelope: {status: "error", messages, payload: null}.
-    mapError: (error) => ({
-      status: httpStatusOf[error.kind],
-      body: {
-        status: "error",
-        messages: Object.keys(error.details).length > 0 ? error.details : error.message,
-        payload: null,
-      },
-    }),
+    mapError: mapInventoryError,
+    // Snipe-IT publishes no machine-readable API description; ours sits beside the API.
+    openapi: {
+      title: "anvil inventory (Snipe-IT API v1)",
+      version: "8.1.4",
+      paths: ["/api/v1/openapi.json"],
+    },
     register: (app, database) => registerHealth(app, database),
   });
 }

@@ -20,6 +20,8 @@ export interface ConfigKey<T extends ConfigValueType = ConfigValueType> {
   type: T;
   default: ValueOf<T>;
   description: string;
+  /** A further check of a value of the right type; `expected` completes "… is not <expected>". */
+  accepts?: { test(value: ValueOf<T>): boolean; expected: string };
 }
 
 export type ConfigSpec = Record<string, ConfigKey>;
@@ -29,9 +31,17 @@ export type ConfigOf<S extends ConfigSpec> = { [K in keyof S]: ValueOf<S[K]["typ
 export interface ConfigSources {
   /** Flag values keyed by the dotted name (the CLI maps --forge-port to forge.port). */
   flags?: Record<string, unknown>;
+  /** The flag a user typed for a key when it is not the key's own (`forge serve --port`). */
+  flagNames?: Record<string, string>;
+  /** Variables; an empty one counts as unset, as shells make clearing a variable easy that way. */
   env?: Record<string, string | undefined>;
   /** Path of a YAML or JSON config file. */
   file?: string;
+  /**
+   * The keys the command uses: only these are read and checked, the others keep their defaults,
+   * so a bad value for a service that is not being started does not stop the command.
+   */
+  only?: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -129,22 +139,31 @@ export function resolveConfig<S extends ConfigSpec>(spec: S, sources: ConfigSour
   }
   const env = sources.env ?? {};
   const flags = sources.flags ?? {};
+  const used = new Set(sources.only ?? Object.keys(spec));
   const result: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(spec)) {
+    const variable = env[envName(key)];
     const candidates: Array<[unknown, string]> = [
-      [flags[key], `flag ${flagName(key)}`],
-      [env[envName(key)], `variable ${envName(key)}`],
+      [flags[key], `flag ${sources.flagNames?.[key] ?? flagName(key)}`],
+      [variable === "" ? undefined : variable, `variable ${envName(key)}`],
       [fileValues[key], `config file ${sources.file}`],
     ];
-    const found = candidates.find(([value]) => value !== undefined);
+    const found = used.has(key) ? candidates.find(([value]) => value !== undefined) : undefined;
     if (found === undefined) {
       result[key] = entry.default;
       continue;
     }
     const value = coerce(entry.type, found[0]);
-    if (value === undefined) {
+    const check = entry.accepts as { test(value: unknown): boolean; expected: string } | undefined;
+    const expected =
+      value === undefined
+        ? describeType(entry.type)
+        : check && !check.test(value)
+          ? check.expected
+          : undefined;
+    if (expected !== undefined) {
       throw new ConfigError(
-        `invalid value for ${key} (from ${found[1]}): ${JSON.stringify(found[0])} is not ${describeType(entry.type)}`,
+        `invalid value for ${key} (from ${found[1]}): ${JSON.stringify(found[0])} is not ${expected}`,
       );
     }
     result[key] = value;

@@ -9,3 +9,4 @@ export {
   flagName,
   resolveConfig,
 } from "./config.ts";
+export { DEFAULT_SHUTDOWN_GRACE_MS, parseTrustProxy } from "./service-settings.ts";

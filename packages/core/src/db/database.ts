@@ -1,8 +1,21 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { type DialectAdapter, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  sql,
+} from "kysely";
 import pg from "pg";
+import type { Logger } from "pino";
 import { createStatementCache } from "./statement-cache.ts";
 
 export type DialectName = "sqlite" | "postgres";
@@ -21,10 +34,13 @@ export interface DatabaseOptions {
   statementCacheSize?: number;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** Where a PostgreSQL connection lost while idle in the pool is reported (a process warning without it). */
+  logger?: Logger;
 }
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+const DATE_OID = 1082;
 
 /** Parses a database URL and says what is wrong with it in words a user can act on. */
 export function parseDatabaseUrl(url: string): { dialect: DialectName; location: string } {
@@ -55,7 +71,28 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+// A deferred `begin` reads under a shared lock and upgrades to the write lock at the first write;
+// when another process wrote in between, that upgrade fails with SQLITE_BUSY(_SNAPSHOT) at once,
+// busy_timeout or not. Taking the write lock at the start makes other processes wait their turn
+// instead, and makes a read inside a transaction as good as a locked read (see claims.ts).
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
 class AnvilSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
@@ -66,10 +103,16 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
   if (dialect === "sqlite") {
     if (location !== ":memory:") mkdirSync(dirname(resolve(location)), { recursive: true });
     const sqlite = new BetterSqlite3(location);
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("foreign_keys = ON");
-    sqlite.pragma("busy_timeout = 5000");
-    sqlite.pragma("synchronous = NORMAL");
+    // A file that is not a database opens, and fails only at its first statement.
+    try {
+      sqlite.pragma("journal_mode = WAL");
+      sqlite.pragma("foreign_keys = ON");
+      sqlite.pragma("busy_timeout = 5000");
+      sqlite.pragma("synchronous = NORMAL");
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
     const db = new Kysely<Tables>({
       dialect: new AnvilSqliteDialect({
         database: createStatementCache(sqlite, options.statementCacheSize ?? 200),
@@ -80,14 +123,66 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
   const pool = new pg.Pool({
     connectionString: location,
     max: options.poolSize ?? 10,
-    // Counts and bigint ids come back as numbers on both databases.
     types: {
-      getTypeParser: (oid: number, format?: string) =>
-        oid === INT8_OID || oid === NUMERIC_OID
-          ? (value: string) => Number(value)
-          : pg.types.getTypeParser(oid, format as "text"),
+      getTypeParser: (oid: number, format?: string) => {
+        // Counts and bigint ids come back as numbers on both databases.
+        if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+        // pg would make a date a Date at local midnight, which names another day in half the time
+        // zones; a calendar date stays the `YYYY-MM-DD` text SQLite stores.
+        if (oid === DATE_OID) return (value: string) => value;
+        return pg.types.getTypeParser(oid, format as "text");
+      },
     },
+  });
+  // A pooled connection that the server ends while idle (restart, failover, pg_terminate_backend)
+  // is emitted here; unheard, the event would kill the process. The pool opens a new one on demand.
+  // Only the error's message and code are logged: pg hangs the whole client, connection settings
+  // included, on the error object.
+  pool.on("error", (error: Error & { code?: string }) => {
+    const database = redactUrl(location);
+    if (options.logger)
+      options.logger.warn(
+        { database, code: error.code, reason: error.message },
+        "idle database connection lost",
+      );
+    else process.emitWarning(`idle database connection to ${database} lost: ${error.message}`);
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { dialect, db, close: () => db.destroy() };
+}
+
+// Node reports a refused connection to a name with several addresses (localhost as ::1 and
+// 127.0.0.1) as an AggregateError without a message of its own; its parts say what happened.
+function failureReason(error: unknown): string {
+  if (error instanceof AggregateError && error.message === "")
+    return error.errors.map(failureReason).join("; ");
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Opens the database and checks that it answers, so a start-up or `anvil migrate` says the
+ * database is unreachable rather than failing later in whatever touched it first.
+ */
+export async function connectDatabase<Tables = unknown>(
+  url: string,
+  options: DatabaseOptions = {},
+): Promise<Database<Tables>> {
+  // A URL of the wrong form keeps its own message: nothing was tried yet.
+  parseDatabaseUrl(url);
+  const cannotConnect = (error: unknown) =>
+    new Error(`cannot connect to ${redactUrl(url)}: ${failureReason(error)}`, { cause: error });
+  let database: Database<Tables>;
+  try {
+    database = createDb<Tables>(url, options);
+  } catch (error) {
+    throw cannotConnect(error);
+  }
+  try {
+    await sql`select 1`.execute(database.db);
+  } catch (error) {
+    // The failure to connect is the news; a failure to tidy up after it would only hide it.
+    await database.close().catch(() => {});
+    throw cannotConnect(error);
+  }
+  return database;
 }

@@ -1,5 +1,7 @@
+export { claimed, forUpdate } from "./claims.ts";
 export {
   type AnyKysely,
+  connectDatabase,
   createDb,
   type Database,
   type DatabaseOptions,
@@ -11,8 +13,14 @@ export {
   addIdColumn,
   containsText,
   countRows,
+  dateType,
+  dialectOf,
   escapeLike,
+  idType,
+  isForeignKeyViolation,
+  isUniqueViolation,
   pingDatabase,
+  readBool,
   readTime,
   timestampType,
   toStoredTime,

@@ -1,6 +1,26 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
+// better-sqlite3 refuses to bind a JS boolean, while PostgreSQL takes one; SQLite stores booleans
+// as 1/0, so the same query works on both once true/false are bound as numbers. Parameters are
+// copied only when one is a boolean.
+function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unknown> {
+  for (const parameter of parameters) {
+    if (typeof parameter === "boolean")
+      return parameters.map((p) => (typeof p === "boolean" ? Number(p) : p));
+  }
+  return parameters;
+}
+
+function bindingBooleans(statement: BetterSqlite3.Statement): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all: (parameters) => statement.all(bindable(parameters)),
+    run: (parameters) => statement.run(bindable(parameters)),
+    iterate: (parameters) => statement.iterate(bindable(parameters)),
+  };
+}
+
 /**
  * Wraps a better-sqlite3 connection so kysely reuses prepared statements: kysely calls
  * prepare() for every query, which measured twice as slow as reusing them. The cache is an
@@ -20,7 +40,7 @@ export function createStatementCache(sqlite: BetterSqlite3.Database, size: numbe
         cache.set(sql, hit);
         return hit;
       }
-      const statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+      const statement = bindingBooleans(sqlite.prepare(sql));
       cache.set(sql, statement);
       if (cache.size > size) cache.delete(cache.keys().next().value as string);
       return statement;

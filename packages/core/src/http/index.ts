@@ -1,16 +1,32 @@
 export {
+  defaultUploadLimits,
+  MalformedBody,
+  type SavedUpload,
+  type SavedUploads,
+  saveUploads,
+  type UploadLimits,
+} from "./bodies.ts";
+export {
   offsetWindow,
   type PageLimits,
   type PageWindow,
   pageWindow,
   paginationHeaders,
 } from "./pagination.ts";
+export type {
+  ErrorBody,
+  ErrorContext,
+  ErrorMapper,
+  HttpProblem,
+  TransportReason,
+  ValidationIssue,
+} from "./problem.ts";
 export {
   createHttpServer,
-  type ErrorBody,
-  type ErrorMapper,
   type HttpServer,
   type HttpServerOptions,
+  type OpenApiOptions,
+  publicUrl,
+  type TrustProxy,
 } from "./server.ts";
-export { createHttpService, type HttpService, type HttpServiceOptions } from "./service.ts";
 export { closeOnSignals } from "./shutdown.ts";

@@ -38,7 +38,8 @@ export function offsetWindow(query: { limit?: unknown; offset?: unknown }, limit
 
 /**
  * `Link` (first/prev/next/last, as GitHub and Gitea send it) and `X-Total-Count` for a page of
- * `total` items. `url` is the request URL; its other query parameters are kept.
+ * `total` items, both exposed to browser clients through CORS. `url` is the request's public URL
+ * (`request.publicUrl`, built on the root URL); its other query parameters are kept.
  */
 export function paginationHeaders(url: URL, window: PageWindow, total: number): Record<string, string> {
   const lastPage = Math.max(1, Math.ceil(total / window.limit));
@@ -51,7 +52,10 @@ export function paginationHeaders(url: URL, window: PageWindow, total: number): 
   const links: string[] = [];
   if (window.page < lastPage) links.push(link(window.page + 1, "next"), link(lastPage, "last"));
   if (window.page > 1) links.push(link(1, "first"), link(Math.min(window.page - 1, lastPage), "prev"));
-  const headers: Record<string, string> = { "x-total-count": String(total) };
+  const headers: Record<string, string> = {
+    "x-total-count": String(total),
+    "access-control-expose-headers": "X-Total-Count, Link",
+  };
   if (links.length > 0) headers.link = links.join(",");
   return headers;
 }

@@ -1,28 +1,44 @@
 import { randomUUID } from "node:crypto";
+import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, {
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from "fastify";
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { DomainError, Invalid, NotFound } from "../errors.ts";
+import { defaultUploadLimits, registerBodyParsers, type UploadLimits } from "./bodies.ts";
+import { classifyError, type ErrorMapper, type HttpProblem } from "./problem.ts";
+import { requestLogFields } from "./request-log.ts";
 
-export interface ErrorBody {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
+/** Which proxies may set X-Forwarded-For/-Proto/-Host: none (false), all (true), or a list of addresses and CIDR ranges. */
+export type TrustProxy = boolean | string[];
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  /** Paths where the service's OpenAPI document is served as JSON. */
+  paths: string[];
 }
-
-/** Turns a domain error into the API's own error body; one per service. */
-export type ErrorMapper = (error: DomainError, request: FastifyRequest) => ErrorBody;
 
 export interface HttpServerOptions {
   logger: Logger;
   mapError: ErrorMapper;
-  /** Largest accepted request body in bytes (JSON and forms; uploads set their own). */
+  /**
+   * The public URL clients reach the service at (a reverse proxy's, not the Host header):
+   * absolute URLs in Link headers and error bodies are built from it. A function when it is known
+   * only after listening (port 0).
+   */
+  rootUrl: URL | (() => URL);
+  /** Largest accepted request body in bytes (JSON and forms; uploads have their own limits). */
   bodyLimit?: number;
+  uploads?: UploadLimits;
+  trustProxy?: TrustProxy;
+  openapi?: OpenApiOptions;
+  /**
+   * Whether a JSON body value of the wrong type is refused (Gitea: `"username": 12` is a 422)
+   * rather than converted (Laravel takes `"status_id": "2"`, and a form has only strings).
+   * Query strings and path parameters are always converted: they are text.
+   */
+  strictBodyTypes?: boolean;
 }
 
 export type HttpServer = FastifyInstance<
@@ -33,18 +49,46 @@ export type HttpServer = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request's URL as the client sees it, built on the service's root URL. */
+    readonly publicUrl: URL;
+    /** The service's root URL (the `root-url` setting), for the absolute URLs an answer carries. */
+    readonly rootUrl: URL;
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+function rootUrlOf(option: HttpServerOptions["rootUrl"]): () => URL {
+  return typeof option === "function" ? option : () => option;
+}
+
+/**
+ * A request target resolved under the root URL, keeping the root's sub-path. Only the target's
+ * path and query count: an absolute-form target (`GET http://elsewhere/x`) or `//host/x` cannot
+ * move the result to another host.
+ */
+export function publicUrl(rootUrl: URL, url: string): URL {
+  const target = new URL(url, "http://request.invalid");
+  const base = rootUrl.href.endsWith("/") ? rootUrl.href : `${rootUrl.href}/`;
+  return new URL(`${target.pathname.replace(/^\/+/, "")}${target.search}`, base);
+}
 
 /**
  * The fastify instance every HTTP service starts from: TypeBox schemas, request ids (a client's
- * X-Request-Id is kept when it is sane), a body limit, and one place where thrown errors become
- * the API's error shape. Anything that is not a DomainError is logged and answered as a 500
- * without internals.
+ * X-Request-Id is kept when it is sane), body parsers and limits, the OpenAPI document, a log line
+ * per request with secrets hidden, and one place where every failure becomes the API's error
+ * response (see problem.ts). Add routes after this resolves, so they appear in the OpenAPI document.
  */
-export function createHttpServer(options: HttpServerOptions): HttpServer {
+export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const rootUrl = rootUrlOf(options.rootUrl);
+  const bodyLimit = options.bodyLimit ?? 10 * 1024 * 1024;
   const app = Fastify({
-    loggerInstance: options.logger,
-    bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    loggerInstance: options.logger.child({}, { serializers: { req: requestLogFields } }),
+    bodyLimit,
+    trustProxy: options.trustProxy ?? false,
     // Read by genReqId, which keeps a client's id only when it is sane.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -55,40 +99,69 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
 
+  const bodyValidator = createValidator(options.strictBodyTypes ? false : "array");
+  const textValidator = createValidator("array");
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === "body" ? bodyValidator : textValidator).compile(schema),
+  );
+
+  app.decorateRequest("publicUrl", {
+    getter(this: FastifyRequest) {
+      return publicUrl(rootUrl(), this.url);
+    },
+  });
+  app.decorateRequest("rootUrl", { getter: rootUrl });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
 
-  const send = (reply: FastifyReply, request: FastifyRequest, error: DomainError) => {
-    const mapped = options.mapError(error, request);
+  const answer = (reply: FastifyReply, request: FastifyRequest, problem: HttpProblem) => {
+    const mapped = options.mapError(problem, { request, rootUrl: rootUrl() });
     if (mapped.headers) reply.headers(mapped.headers);
     return reply.status(mapped.status).send(mapped.body);
   };
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) return send(reply, request, error);
-    if (error.validation) {
-      const details: Record<string, string[]> = {};
-      for (const issue of error.validation) {
-        const field =
-          issue.instancePath.replace(/^\//, "").replaceAll("/", ".") ||
-          String(issue.params?.missingProperty ?? error.validationContext ?? "body");
-        details[field] = [...(details[field] ?? []), issue.message ?? "is invalid"];
-      }
-      return send(reply, request, new Invalid(error.message, details));
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      // fastify's own client errors (bad JSON, body too large, unsupported media type).
-      return send(reply, request, new Invalid(error.message));
-    }
-    request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ message: "internal server error" });
+  app.setErrorHandler((error, request, reply) => {
+    const problem = classifyError(error, request);
+    if (problem.kind === "unexpected") request.log.error({ err: error }, "unhandled error");
+    return answer(reply, request, problem);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, request, new NotFound(`${request.method} ${request.url.split("?")[0]} not found`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0];
+    const allowedMethods = METHODS.filter(
+      (method) => method !== request.method && app.findRoute({ method, url: path }) !== null,
+    );
+    return answer(reply, request, { kind: "route-not-found", method: request.method, path, allowedMethods });
+  });
 
+  await registerBodyParsers(app as unknown as FastifyInstance, {
+    bodyLimit,
+    uploads: options.uploads ?? defaultUploadLimits,
+  });
+  if (options.openapi) await registerOpenApi(app, options.openapi);
   return app;
+}
+
+// fastify's own validator settings, but every invalid field is reported at once (Snipe-IT lists
+// them all; bodies are size-limited) and body coercion is the service's choice.
+function createValidator(coerceTypes: false | "array"): Ajv {
+  const ajv = new Ajv({
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: true,
+    allErrors: true,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+async function registerOpenApi(app: HttpServer, openapi: OpenApiOptions): Promise<void> {
+  await app.register(swagger, {
+    openapi: { info: { title: openapi.title, version: openapi.version } },
+  });
+  for (const path of openapi.paths) {
+    app.get(path, { schema: { hide: true } }, async () => app.swagger());
+  }
 }

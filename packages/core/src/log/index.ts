@@ -1,1 +1,2 @@
-export { createLogger, type Logger, type LoggerOptions, redactPaths } from "./logger.ts";
+export { createLogger, type Logger, type LoggerOptions } from "./logger.ts";
+export { isSecretName, REDACTED, redactQuery, redactSecrets } from "./redact.ts";

@@ -1,46 +1,28 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
+import { redactSecrets } from "./redact.ts";
 
 export type { Logger };
-
-// Field names that never reach a log line, wherever they appear in a logged object.
-const SECRET_FIELDS = [
-  "password",
-  "token",
-  "secret",
-  "authorization",
-  "cookie",
-  "api_key",
-  "apiKey",
-  "sha1",
-  "hmac",
-  "signature",
-];
-
-export const redactPaths = [
-  ...SECRET_FIELDS,
-  ...SECRET_FIELDS.map((field) => `*.${field}`),
-  "req.headers.authorization",
-  "req.headers.cookie",
-  'req.headers["x-gitea-signature"]',
-  'req.headers["x-hub-signature"]',
-  'req.headers["x-hub-signature-256"]',
-  'req.headers["x-forge-signature"]',
-  "res.headers['set-cookie']",
-];
 
 export interface LoggerOptions {
   level?: string;
   /** Human-readable lines; defaults to whether stdout is a terminal. */
   pretty?: boolean;
   name?: string;
+  /** Where JSON lines go instead of stdout (tests read them). */
+  destination?: DestinationStream;
 }
 
+/**
+ * The logger every service uses. Whatever object a line carries passes through redactSecrets
+ * first, so a password, token or signature nested at any depth is never written; HTTP servers add
+ * a request serializer that hides secret query parameters (see http/request-log.ts).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const pretty = options.pretty ?? process.stdout.isTTY === true;
-  return pino({
+  const pretty = options.destination === undefined && (options.pretty ?? process.stdout.isTTY === true);
+  const settings: pino.LoggerOptions = {
     name: options.name,
     level: options.level ?? "info",
-    redact: { paths: redactPaths, censor: "[redacted]" },
+    formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
     ...(pretty
       ? {
           transport: {
@@ -49,5 +31,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           },
         }
       : {}),
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

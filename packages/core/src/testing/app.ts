@@ -1,5 +1,7 @@
 import { createServer } from "node:net";
-import type { ServiceApp } from "../service.ts";
+import type { HttpServer } from "../http/server.ts";
+import { createLogger } from "../log/logger.ts";
+import type { ServiceApp, ServiceConfig } from "../service.ts";
 import { tempDir } from "./temp.ts";
 
 export interface StartedApp<A extends ServiceApp> {
@@ -40,4 +42,27 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** A service's config for a test: 127.0.0.1, a port the system picks, no log output. */
+export function serviceConfig(
+  dataDir: string,
+  databaseUrl: string,
+  extra: Partial<ServiceConfig> = {},
+): ServiceConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    dataDir,
+    logger: createLogger({ level: "silent" }),
+    database: { url: databaseUrl },
+    ...extra,
+  };
+}
+
+/** Listens on a free port of 127.0.0.1; resolves with the base URL. */
+export async function listenLocal(app: HttpServer): Promise<string> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 }

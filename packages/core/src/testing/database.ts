@@ -1,4 +1,5 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { after, before, describe } from "node:test";
 import pg from "pg";
 import type { DialectName } from "../db/index.ts";
@@ -21,14 +22,54 @@ function targets(): DialectName[] {
   return all.filter((d) => d === only);
 }
 
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: process.env.TEST_PG_URL });
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     return await fn(client);
   } finally {
     await client.end();
   }
+}
+
+// Test databases are named after the machine and the process that made them, so that a later
+// run can tell those of killed runs (process gone) from those of runs still going, and leaves
+// alone those of other machines that share the server.
+function machineTag(): string {
+  return createHash("sha256").update(hostname()).digest("hex").slice(0, 8);
+}
+
+/** A fresh test database name for process `pid` (this one by default) on this machine. */
+export function testDatabaseName(pid = process.pid): string {
+  return `anvil_test_${machineTag()}_${pid}_${randomBytes(4).toString("hex")}`;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Drops the test databases that test processes of this machine made and never dropped because
+ * they were killed; returns their names. The test command runs it before the tests.
+ */
+export async function dropAbandonedTestDatabases(adminUrl: string): Promise<string[]> {
+  const ours = new RegExp(`^anvil_test_${machineTag()}_(\\d+)_[0-9a-f]+$`);
+  return withAdmin(adminUrl, async (client) => {
+    const { rows } = await client.query<{ datname: string }>("select datname from pg_database");
+    const abandoned = rows
+      .map((r) => r.datname)
+      .filter((name) => {
+        const match = ours.exec(name);
+        return match !== null && !isRunning(Number(match[1]));
+      });
+    for (const name of abandoned) await client.query(`drop database if exists ${name} with (force)`);
+    return abandoned;
+  });
 }
 
 /**
@@ -47,13 +88,14 @@ export function forEachDatabase(title: string, body: (database: TestDatabase) =>
           cleanup = dir.remove;
           return;
         }
-        const name = `anvil_test_${randomBytes(6).toString("hex")}`;
-        await withAdmin((c) => c.query(`create database ${name}`));
-        const url = new URL(process.env.TEST_PG_URL as string);
+        const adminUrl = process.env.TEST_PG_URL as string;
+        const name = testDatabaseName();
+        await withAdmin(adminUrl, (c) => c.query(`create database ${name}`));
+        const url = new URL(adminUrl);
         url.pathname = `/${name}`;
         state.url = url.toString();
         cleanup = () =>
-          withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {});
+          withAdmin(adminUrl, (c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {});
       });
       body(state);
       // Registered after the body's own hooks so its connections are closed before the drop.

@@ -1,7 +1,7 @@
-import { type Database, type HttpServer, pingDatabase } from "@anvil/core";
+import { type AnyKysely, type HttpServer, pingDatabase } from "@anvil/core";
 
 // Gitea's /api/healthz: {status, description, checks}, 200 when every check passes, 500 otherwise.
-export function registerHealth(app: HttpServer, database: Database): void {
+export function registerHealth(app: HttpServer, database: { db: AnyKysely }): void {
   app.get("/api/healthz", async (_request, reply) => {
     const time = new Date().toISOString();
     const databaseOk = await pingDatabase(database);

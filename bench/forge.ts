@@ -1,0 +1,902 @@
+// Forge speed: API reads and clones of the forge (`anvil forge serve`, its own process) against a
+// reference measured in the same run, on a seeded database of 1,000 users, 200 organizations and
+// 10,000 repositories. Run with `scripts/run-node.sh bench/forge.ts`.
+// Environment: BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
+// BENCH_DATABASE (postgres://… to run on PostgreSQL; SQLite by default), BENCH_COMMITS (10000,
+// history of the cloned repository), BENCH_FORGE_NODE_OPTIONS (NODE_OPTIONS of the forge process
+// only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// The same file also runs the two reference servers, each in a process of its own:
+// `forge.ts --reference <database-url> <port>` and `forge.ts --http-backend <project-root> <port>`.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { connectDatabase, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
+import { freePort } from "@anvil/core/testing";
+import BetterSqlite3 from "better-sqlite3";
+import Fastify from "fastify";
+import type { Insertable, Kysely } from "kysely";
+import pg from "pg";
+import { gitEnvironment, repositoryPath, runGit } from "../packages/forge/src/git/index.ts";
+import { migrations } from "../packages/forge/src/migrations/index.ts";
+import { updateRepository } from "../packages/forge/src/repositories/repos.ts";
+import { ACCOUNT_USER, type ForgeTables } from "../packages/forge/src/schemas/tables.ts";
+import { createOrganization } from "../packages/forge/src/services/organizations.ts";
+import { hashPassword } from "../packages/forge/src/services/passwords.ts";
+import { createRepository } from "../packages/forge/src/services/repositories.ts";
+import { addTeamMember, createTeam } from "../packages/forge/src/services/teams.ts";
+import { createToken } from "../packages/forge/src/services/tokens.ts";
+import { hasWrk, median, parseWrk } from "./load.ts";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "..");
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const runs = Number(process.env.BENCH_RUNS || 3);
+const connections = Number(process.env.BENCH_CONNECTIONS || 32);
+const commits = Number(process.env.BENCH_COMMITS || 10_000);
+const warmUpSeconds = Math.min(seconds, 3);
+const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/forge.json");
+const forgeNodeOptions = process.env.BENCH_FORGE_NODE_OPTIONS;
+
+const USERS = 1000;
+const ORGS = 200;
+const REPOSITORIES = 10_000;
+/** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's limits on bound parameters. */
+const CHUNK = 400;
+/** Repository names are two of these words and a number, so each word finds about a tenth of them. */
+const WORDS = [
+  "atlas",
+  "beacon",
+  "cobalt",
+  "delta",
+  "ember",
+  "falcon",
+  "garnet",
+  "harbor",
+  "indigo",
+  "juniper",
+  "kestrel",
+  "lumen",
+  "meadow",
+  "nimbus",
+  "onyx",
+  "prairie",
+  "quartz",
+  "raven",
+  "sierra",
+  "tundra",
+];
+const TOKEN_USER = "user-0001";
+const CLONED = { owner: TOKEN_USER, name: "big-history" };
+
+interface Seeded {
+  /** `/api/v1/repos/{owner}/{repo}` of every repository an anonymous caller may see. */
+  repoPaths: string[];
+  /** `/repository/{id}` of the same repositories, for the reference server. */
+  referencePaths: string[];
+  searchPaths: string[];
+  orgPaths: string[];
+  token: string;
+  databaseSeconds: number;
+  cloneRepositorySeconds: number;
+  rows: Record<string, number>;
+}
+
+interface Measure {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers other than 2xx/3xx, and socket errors and timeouts. */
+  errors: number;
+}
+
+interface Summary {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** Each run's req/s, in order. */
+  runs: number[];
+}
+
+interface ApiRow {
+  scenario: string;
+  /** The first request; with wrk each request picks one of `paths` at random. */
+  example: string;
+  paths: number;
+  forge: Summary;
+  reference: Summary;
+  /** The forge's VmHWM once this scenario's runs are done: the peak since it started. */
+  forgePeakRssKb: number;
+}
+
+interface Target {
+  base: string;
+  paths: string[];
+  headers: string[];
+}
+
+interface Running {
+  name: string;
+  pid: number;
+  base: string;
+  stop(): Promise<void>;
+}
+
+async function main(): Promise<void> {
+  const tool = (await hasWrk()) ? "wrk" : "autocannon";
+  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-forge-"));
+  const dataDir = path.join(work, "data");
+  const servers: Running[] = [];
+  const admin = process.env.BENCH_DATABASE;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  try {
+    if (admin) database = await createBenchDatabase(admin);
+    const databaseUrl = database?.url ?? `sqlite:${path.join(dataDir, "forge.db")}`;
+    const dialect = parseDatabaseUrl(databaseUrl).dialect;
+    const loadBefore = os.loadavg();
+    console.error(
+      `forge bench: seeding ${dialect} (${USERS} users, ${ORGS} orgs, ${REPOSITORIES} repositories)`,
+    );
+    const seeded = await seed(databaseUrl, dataDir);
+    console.error(
+      `  seeded in ${seeded.databaseSeconds.toFixed(1)} s; ${commits}-commit repository made in ${seeded.cloneRepositorySeconds.toFixed(1)} s`,
+    );
+    const forgePort = await freePort();
+    const forge = await startProcess(
+      "forge",
+      path.join(root, "bin/anvil"),
+      forgePort,
+      [
+        "forge",
+        "serve",
+        "--data-dir",
+        dataDir,
+        "--database",
+        databaseUrl,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(forgePort),
+        "--ssh-port",
+        "0",
+        "--log-level",
+        "warn",
+      ],
+      forgeNodeOptions ? { NODE_OPTIONS: forgeNodeOptions } : {},
+    );
+    servers.push(forge);
+    const reference = await startSelf("reference", ["--reference", databaseUrl]);
+    servers.push(reference);
+    const backend = await startSelf("http-backend", ["--http-backend", path.join(dataDir, "repositories")]);
+    servers.push(backend);
+    const forgeStartRssKb = (await memoryOf(forge.pid)).rssKb;
+
+    const spread = tool === "wrk";
+    const auth = [`Authorization: token ${seeded.token}`];
+    const scenarios: { name: string; target: Target; check: (body: unknown) => boolean }[] = [
+      {
+        name: "(a) GET /repos/{o}/{r}, anonymous",
+        target: { base: forge.base, paths: seeded.repoPaths, headers: [] },
+        check: (body) => typeof (body as { full_name?: unknown }).full_name === "string",
+      },
+      {
+        name: "(b) GET /repos/{o}/{r}, token",
+        target: { base: forge.base, paths: seeded.repoPaths, headers: auth },
+        check: (body) => (body as { permissions?: { pull?: boolean } }).permissions?.pull === true,
+      },
+      {
+        name: "(c) GET /repos/search?q=…",
+        target: { base: forge.base, paths: seeded.searchPaths, headers: [] },
+        check: (body) => ((body as { data?: unknown[] }).data?.length ?? 0) > 0,
+      },
+      {
+        name: "(d) GET /orgs/{org}/repos",
+        target: { base: forge.base, paths: seeded.orgPaths, headers: [] },
+        check: (body) => Array.isArray(body) && body.length > 0,
+      },
+    ];
+    const referenceTarget: Target = { base: reference.base, paths: seeded.referencePaths, headers: [] };
+    await checkTarget(referenceTarget, (body) => typeof (body as { id?: unknown }).id === "number");
+    console.error(
+      `  ${tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server, ${spread ? "requests spread over the paths" : "one fixed path per scenario"}`,
+    );
+
+    const api: ApiRow[] = [];
+    for (const scenario of scenarios) {
+      await checkTarget(scenario.target, scenario.check);
+      // An unrecorded first run of each, so that neither is measured while its JIT warms up.
+      await load(tool, scenario.target, spread, work, warmUpSeconds);
+      await load(tool, referenceTarget, spread, work, warmUpSeconds);
+      const forgeRuns: Measure[] = [];
+      const referenceRuns: Measure[] = [];
+      // Forge and reference alternate run by run, so a slow moment of the shared machine does
+      // not favour one of them.
+      for (let i = 0; i < runs; i++) {
+        for (const [name, target, list] of [
+          ["forge", scenario.target, forgeRuns],
+          ["reference", referenceTarget, referenceRuns],
+        ] as const) {
+          const measure = await load(tool, target, spread, work, seconds);
+          list.push(measure);
+          const errors = measure.errors > 0 ? `, ${measure.errors} errors` : "";
+          console.error(
+            `  ${scenario.name} ${name} run ${i + 1}: ${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99Ms} ms${errors}`,
+          );
+        }
+      }
+      api.push({
+        scenario: scenario.name,
+        example: scenario.target.paths[0],
+        paths: spread ? scenario.target.paths.length : 1,
+        forge: summarize(forgeRuns),
+        reference: summarize(referenceRuns),
+        forgePeakRssKb: (await memoryOf(forge.pid)).hwmKb,
+      });
+    }
+
+    const clone = await cloneBenchmark(work, forge, backend);
+    const result = {
+      date: new Date().toISOString(),
+      tool,
+      database: dialect,
+      connections,
+      seconds,
+      runs,
+      cpus: os.availableParallelism(),
+      loadAverageBefore: loadBefore,
+      seeding: {
+        databaseSeconds: seeded.databaseSeconds,
+        cloneRepositorySeconds: seeded.cloneRepositorySeconds,
+        rows: seeded.rows,
+      },
+      forgeStartRssKb,
+      api,
+      clone,
+    };
+    console.log(report(result));
+    await mkdir(path.dirname(outFile), { recursive: true });
+    await writeFile(outFile, `${JSON.stringify(result, null, 2)}\n`);
+    console.error(`written to ${outFile}`);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await database?.drop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+// --- seeding -------------------------------------------------------------------------------------
+
+/**
+ * Fills a migrated database: users, repositories, collaborations and topics by bulk inserts (one
+ * transaction each), organizations, teams and the token through the forge's services (their rows
+ * are what the forge itself would write), and one repository with a long history, made on disk.
+ */
+async function seed(databaseUrl: string, dataDir: string): Promise<Seeded> {
+  const started = performance.now();
+  const database = await connectDatabase<ForgeTables>(databaseUrl);
+  try {
+    await migrate(database.db, "forge", migrations);
+    const now = toStoredTime(new Date(), database.dialect);
+    // One scrypt hash for all: hashing a thousand passwords would take most of a minute.
+    const passwordHash = await hashPassword("bench-password");
+    const userNames = Array.from({ length: USERS }, (_, i) => `user-${String(i + 1).padStart(4, "0")}`);
+    await database.db.transaction().execute((trx) =>
+      insertAll(
+        trx,
+        "account",
+        userNames.map((name) => ({
+          type: ACCOUNT_USER,
+          name,
+          lower_name: name,
+          full_name: `Bench ${name}`,
+          email: `${name}@example.com`,
+          lower_email: `${name}@example.com`,
+          password_hash: passwordHash,
+          created_at: now,
+          updated_at: now,
+        })),
+      ),
+    );
+    const users = await database.db
+      .selectFrom("account")
+      .selectAll()
+      .where("type", "=", ACCOUNT_USER)
+      .orderBy("id")
+      .execute();
+    const tokenUser = users[0];
+
+    // Each organization: an owner, a Developers team reaching all its repositories with four
+    // members, and the token's user in one of every ten; one in ten is `limited`, which hides it
+    // and its repositories from anonymous callers.
+    const orgs: { id: number; name: string; visibility: string }[] = [];
+    for (let j = 0; j < ORGS; j++) {
+      const name = `org-${String(j + 1).padStart(3, "0")}`;
+      const visibility = j % 10 === 9 ? "limited" : "public";
+      const org = await createOrganization(database, users[(j * 5 + 1) % USERS], {
+        username: name,
+        visibility,
+      });
+      const team = await createTeam(database, org, {
+        name: "Developers",
+        permission: "write",
+        units: ["repo.code", "repo.issues", "repo.pulls", "repo.releases"],
+        includes_all_repositories: true,
+      });
+      const members = [2, 3, 4, 5].map((k) => users[(j * 5 + k) % USERS]);
+      if (j % 10 === 0) members.push(tokenUser);
+      for (const member of members) await addTeamMember(database, team, member);
+      orgs.push({ id: org.id, name, visibility });
+    }
+
+    // Half the repositories belong to organizations (25 each), half to users (5 each); one in
+    // five is private.
+    const owners = new Map<number, { name: string; visible: boolean }>([
+      ...users.map((u) => [u.id, { name: u.name, visible: true }] as const),
+      ...orgs.map((o) => [o.id, { name: o.name, visible: o.visibility === "public" }] as const),
+    ]);
+    const half = REPOSITORIES / 2;
+    await database.db.transaction().execute((trx) =>
+      insertAll(
+        trx,
+        "repository",
+        Array.from({ length: REPOSITORIES }, (_, i) => {
+          const name = `${WORDS[i % WORDS.length]}-${WORDS[(i * 7 + 3) % WORDS.length]}-${i + 1}`;
+          // The repository's place among its owner's, so that every owner has some private ones.
+          const nth = i < half ? Math.floor(i / ORGS) : Math.floor((i - half) / USERS);
+          return {
+            owner_id: i < half ? orgs[i % ORGS].id : users[(i - half) % USERS].id,
+            name,
+            lower_name: name,
+            description: `The ${WORDS[(i * 3) % WORDS.length]} service, part ${i + 1}`,
+            default_branch: "main",
+            is_empty: false,
+            is_private: nth % 5 === 4,
+            created_at: now,
+            updated_at: now,
+          };
+        }),
+      ),
+    );
+    const repositories = await database.db
+      .selectFrom("repository")
+      .select(["id", "owner_id", "name", "is_private"])
+      .orderBy("id")
+      .execute();
+    // The token's user collaborates on one repository in 97; one in three has another collaborator.
+    const collaborations = new Map<string, Insertable<ForgeTables["collaboration"]>>();
+    repositories.forEach((repository, i) => {
+      const add = (accountId: number, mode: number) => {
+        if (accountId !== repository.owner_id)
+          collaborations.set(`${repository.id}/${accountId}`, {
+            repo_id: repository.id,
+            account_id: accountId,
+            mode,
+          });
+      };
+      if (i % 97 === 0) add(tokenUser.id, 2);
+      if (i % 3 === 0) add(users[1 + ((i * 13) % (USERS - 1))].id, 1);
+    });
+    await database.db.transaction().execute(async (trx) => {
+      await insertAll(trx, "collaboration", [...collaborations.values()]);
+      await insertAll(
+        trx,
+        "repo_topic",
+        repositories
+          .filter((_, i) => i % 2 === 0)
+          .flatMap((repository, i) => [
+            { repo_id: repository.id, name: WORDS[i % WORDS.length] },
+            { repo_id: repository.id, name: "bench" },
+          ]),
+      );
+    });
+    const { secret } = await createToken(database, tokenUser, {
+      name: "bench",
+      scopes: ["read:repository", "read:organization", "read:user"],
+    });
+    const databaseSeconds = (performance.now() - started) / 1000;
+
+    const historyStarted = performance.now();
+    const storage = { root: path.join(dataDir, "repositories") };
+    const big = await createRepository(database, storage, tokenUser, tokenUser, {
+      name: CLONED.name,
+      description: `${commits} commits`,
+    });
+    await writeHistory(repositoryPath(storage.root, CLONED.owner, CLONED.name), commits);
+    await updateRepository(database.db, big.id, { is_empty: false });
+    const cloneRepositorySeconds = (performance.now() - historyStarted) / 1000;
+
+    const visible = repositories.filter((r) => !r.is_private && owners.get(r.owner_id)?.visible);
+    const counts: Record<string, number> = {};
+    for (const table of [
+      "account",
+      "repository",
+      "org_user",
+      "team",
+      "team_user",
+      "collaboration",
+      "repo_topic",
+    ] as const) {
+      const row = await database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      counts[table] = Number(row.n);
+    }
+    return {
+      repoPaths: visible.map((r) => `/api/v1/repos/${owners.get(r.owner_id)?.name}/${r.name}`),
+      referencePaths: visible.map((r) => `/repository/${r.id}`),
+      searchPaths: WORDS.map((word) => `/api/v1/repos/search?q=${word}`),
+      orgPaths: orgs.filter((o) => o.visibility === "public").map((o) => `/api/v1/orgs/${o.name}/repos`),
+      token: secret,
+      databaseSeconds,
+      cloneRepositorySeconds,
+      rows: counts,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+async function insertAll<T extends keyof ForgeTables>(
+  db: Kysely<ForgeTables>,
+  table: T,
+  rows: Insertable<ForgeTables[T]>[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    // kysely cannot relate the rows of a table named by a type parameter to values()' overloads.
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + CHUNK) as never)
+      .execute();
+  }
+}
+
+/**
+ * A linear history of `count` commits on `main`, each changing one of 650 files of 30 lines, fed
+ * to `git fast-import` in one stream, then packed as a served repository would be (`git gc`).
+ */
+async function writeHistory(repoPath: string, count: number): Promise<void> {
+  const start = Date.UTC(2024, 0, 1) / 1000;
+  const parts: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const file = `src/module-${i % 50}/part-${i % 13}.txt`;
+    const revision = Math.floor(i / 650);
+    const lines = Array.from(
+      { length: 30 },
+      (_, line) =>
+        `${file} line ${line}: ${line === i % 30 ? `changed in revision ${revision} of commit ${i}` : "unchanged text of the module"}`,
+    );
+    const content = `${lines.join("\n")}\n`;
+    const message = `Change ${i}: update ${file}\n`;
+    const when = `${start + i * 600} +0000`;
+    parts.push(
+      `commit refs/heads/main\nmark :${i}\n`,
+      `author Bench Author <author@example.com> ${when}\ncommitter Bench Author <author@example.com> ${when}\n`,
+      `data ${Buffer.byteLength(message)}\n${message}`,
+      i > 1 ? `from :${i - 1}\n` : "",
+      `M 100644 inline ${file}\ndata ${Buffer.byteLength(content)}\n${content}\n`,
+    );
+  }
+  await runGit([`--git-dir=${repoPath}`, "fast-import", "--quiet"], { input: parts.join("") });
+  await runGit([`--git-dir=${repoPath}`, "gc", "--quiet"]);
+}
+
+/** A database of the bench's own on the PostgreSQL server of `adminUrl`, dropped at the end. */
+async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (parseDatabaseUrl(adminUrl).dialect !== "postgres")
+    throw new Error("BENCH_DATABASE must be a postgres:// URL (SQLite is the default)");
+  const name = `anvil_bench_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  // A run killed earlier under the same process id left its database behind.
+  await admin(`drop database if exists ${name} with (force)`);
+  await admin(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+// --- processes -----------------------------------------------------------------------------------
+
+const liveGroups = new Set<number>();
+
+process.on("exit", () => {
+  for (const pid of liveGroups) killGroup(pid, "SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => process.exit(128 + (signal === "SIGINT" ? 2 : 15)));
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The whole group is already gone.
+  }
+}
+
+/** This file again, in the role `args` names, listening on a port of its own. */
+async function startSelf(name: string, args: string[]): Promise<Running> {
+  const port = await freePort();
+  return startProcess(name, process.execPath, port, [import.meta.filename, ...args, String(port)], {});
+}
+
+/**
+ * Starts a server as the leader of its own process group (so stopping it ends whatever it
+ * started) and resolves once it answers HTTP on `port`.
+ */
+async function startProcess(
+  name: string,
+  file: string,
+  port: number,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Running> {
+  const child = spawn(file, args, {
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-20_000);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const exited = new Promise<string>((resolve) => {
+    child.on("error", (error) => resolve(String(error)));
+    child.on("exit", (code, signal) => resolve(`exit code ${code}, signal ${signal}`));
+  });
+  if (child.pid !== undefined) liveGroups.add(child.pid);
+  const running: Running = {
+    name,
+    pid: child.pid ?? 0,
+    base: `http://127.0.0.1:${port}`,
+    stop: () => stopProcess(child, exited),
+  };
+  let ended = false;
+  const failure = await Promise.race([
+    waitUntilAnswering(running.base, () => !ended),
+    exited.then((why) => {
+      ended = true;
+      return `it ended (${why})`;
+    }),
+  ]);
+  if (failure !== undefined) {
+    await running.stop();
+    throw new Error(
+      `${name} did not start: ${failure}\ncommand: ${file} ${args.join(" ")}\noutput:\n${output}`,
+    );
+  }
+  return running;
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<string>): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  killGroup(pid, "SIGTERM");
+  // Long enough for the forge to close gracefully and write a --cpu-prof profile.
+  const stopped = await Promise.race([exited.then(() => true), sleep(15_000, false, { ref: false })]);
+  if (!stopped) {
+    killGroup(pid, "SIGKILL");
+    await exited;
+  }
+  liveGroups.delete(pid);
+}
+
+/** Resolves undefined once any HTTP answer comes back, or a reason after 30 s. */
+async function waitUntilAnswering(base: string, running: () => boolean): Promise<string | undefined> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && running()) {
+    try {
+      await (await fetch(`${base}/`)).arrayBuffer();
+      return undefined;
+    } catch {
+      await sleep(100);
+    }
+  }
+  return "no HTTP answer within 30 s";
+}
+
+/** The process's resident set now and at its peak (VmRSS, VmHWM in /proc/<pid>/status), in kB. */
+async function memoryOf(pid: number): Promise<{ rssKb: number; hwmKb: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? 0);
+  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
+}
+
+// --- load ----------------------------------------------------------------------------------------
+
+/**
+ * Asks for every tenth path (the first included) once and checks the answer, so that an error
+ * path or a page the caller may not see is never what gets measured.
+ */
+async function checkTarget(target: Target, check: (body: unknown) => boolean): Promise<void> {
+  const headers = Object.fromEntries(
+    target.headers.map((header) => {
+      const colon = header.indexOf(":");
+      return [header.slice(0, colon), header.slice(colon + 1).trim()];
+    }),
+  );
+  for (let i = 0; i < target.paths.length; i += 10) {
+    const response = await fetch(`${target.base}${target.paths[i]}`, { headers });
+    const text = await response.text();
+    if (response.status !== 200 || !check(JSON.parse(text)))
+      throw new Error(`${target.paths[i]} answers ${response.status} ${text.slice(0, 300)}`);
+  }
+}
+
+/**
+ * One run of the load generator in a second process. wrk picks each request's path at random from
+ * the target's list (a Lua script); autocannon takes no list, so it asks for the first path only.
+ */
+async function load(
+  tool: string,
+  target: Target,
+  spread: boolean,
+  work: string,
+  duration: number,
+): Promise<Measure> {
+  const url = `${target.base}${target.paths[0]}`;
+  if (tool === "wrk") {
+    const args = ["-t2", `-c${connections}`, `-d${duration}s`, "--latency"];
+    for (const header of target.headers) args.push("-H", header);
+    if (spread) {
+      const script = path.join(work, "paths.lua");
+      await writeFile(
+        script,
+        `local paths = {${target.paths.map((p) => JSON.stringify(p)).join(",")}}\nlocal count = #paths\nrequest = function()\n  return wrk.format(nil, paths[math.random(count)])\nend\n`,
+      );
+      args.push("-s", script);
+    }
+    const { stdout } = await run("wrk", [...args, url], { maxBuffer: 1 << 20 });
+    return parseWrk(stdout);
+  }
+  const autocannon = path.join(root, "node_modules/autocannon/autocannon.js");
+  const headers = target.headers.flatMap((header) => ["-H", header.replace(": ", "=")]);
+  const { stdout } = await run(
+    process.execPath,
+    [autocannon, "-j", "-n", "-c", String(connections), "-d", String(duration), ...headers, url],
+    { maxBuffer: 16 << 20 },
+  );
+  const report = JSON.parse(stdout);
+  return {
+    requestsPerSecond: report.requests.average,
+    p50Ms: report.latency.p50,
+    p99Ms: report.latency.p99,
+    errors: report.non2xx + report.errors + report.timeouts,
+  };
+}
+
+function summarize(list: Measure[]): Summary {
+  return {
+    requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
+    p50Ms: median(list.map((m) => m.p50Ms)),
+    p99Ms: median(list.map((m) => m.p99Ms)),
+    errors: list.reduce((sum, m) => sum + m.errors, 0),
+    runs: list.map((m) => Math.round(m.requestsPerSecond)),
+  };
+}
+
+// --- clone ---------------------------------------------------------------------------------------
+
+/**
+ * `git clone --bare` of the long-history repository from the forge and from `git http-backend`
+ * (the same files on disk), alternating after one unrecorded clone of each, timed from start to
+ * exit; each clone's main branch is checked against the original.
+ */
+async function cloneBenchmark(work: string, forge: Running, backend: Running) {
+  const repoPath = `/${CLONED.owner}/${CLONED.name}.git`;
+  const client = { ...gitEnvironment(), HOME: work };
+  const { stdout: expected } = await run(
+    "git",
+    ["ls-remote", `${forge.base}${repoPath}`, "refs/heads/main"],
+    {
+      env: client,
+    },
+  );
+  const cloneOnce = async (server: Running): Promise<number> => {
+    const destination = path.join(work, `clone-${server.name}.git`);
+    const started = performance.now();
+    await run("git", ["clone", "--bare", "--quiet", `${server.base}${repoPath}`, destination], {
+      env: client,
+      timeout: 600_000,
+    });
+    const elapsed = (performance.now() - started) / 1000;
+    const { stdout: head } = await run("git", [`--git-dir=${destination}`, "rev-parse", "refs/heads/main"], {
+      env: client,
+    });
+    if (!expected.startsWith(head.trim()))
+      throw new Error(`${server.name}'s clone has main at ${head.trim()}, expected ${expected}`);
+    await rm(destination, { recursive: true, force: true });
+    return elapsed;
+  };
+  const before = await memoryOf(forge.pid);
+  await cloneOnce(forge);
+  await cloneOnce(backend);
+  const times = new Map<string, number[]>([
+    ["forge", []],
+    ["http-backend", []],
+  ]);
+  for (let i = 0; i < runs; i++) {
+    for (const server of [forge, backend]) {
+      const elapsed = await cloneOnce(server);
+      times.get(server.name)?.push(elapsed);
+      console.error(`  clone ${server.name} run ${i + 1}: ${elapsed.toFixed(2)} s`);
+    }
+  }
+  const after = await memoryOf(forge.pid);
+  const forgeTimes = times.get("forge") ?? [];
+  const backendTimes = times.get("http-backend") ?? [];
+  return {
+    commits,
+    forgeSeconds: median(forgeTimes),
+    httpBackendSeconds: median(backendTimes),
+    forgeRuns: forgeTimes,
+    httpBackendRuns: backendTimes,
+    forgeRssBeforeKb: before.rssKb,
+    forgePeakRssBeforeKb: before.hwmKb,
+    forgeRssAfterKb: after.rssKb,
+    forgePeakRssAfterKb: after.hwmKb,
+  };
+}
+
+// --- report --------------------------------------------------------------------------------------
+
+function report(result: {
+  tool: string;
+  database: string;
+  seeding: { databaseSeconds: number; cloneRepositorySeconds: number };
+  forgeStartRssKb: number;
+  api: ApiRow[];
+  clone: Awaited<ReturnType<typeof cloneBenchmark>>;
+}): string {
+  const rate = (n: number) => Math.round(n).toLocaleString("en-US");
+  const ms = (n: number) => `${n.toFixed(2)} ms`;
+  const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+  const spread = result.api[0]?.paths > 1;
+  const lines = [
+    `database: ${result.database}; seeding ${result.seeding.databaseSeconds.toFixed(1)} s, ${commits}-commit repository ${result.seeding.cloneRepositorySeconds.toFixed(1)} s; ${result.tool}, ${connections} connections, ${seconds} s x ${runs} runs, medians; ${spread ? "each request picks one of the scenario's paths at random" : "one fixed path per scenario"}; forge RSS after start ${mb(result.forgeStartRssKb)}`,
+    "",
+    "| scenario | paths | forge req/s | reference req/s | ratio (forge/reference) | forge p99 | reference p99 | forge errors | forge peak RSS |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const row of result.api) {
+    const ratio = (row.forge.requestsPerSecond / row.reference.requestsPerSecond).toFixed(2);
+    lines.push(
+      `| ${row.scenario} | ${rate(row.paths)} | ${rate(row.forge.requestsPerSecond)} | ${rate(row.reference.requestsPerSecond)} | ${ratio} | ${ms(row.forge.p99Ms)} | ${ms(row.reference.p99Ms)} | ${row.forge.errors} | ${mb(row.forgePeakRssKb)} |`,
+    );
+  }
+  const single = result.api[0];
+  const singleRatio = single.forge.requestsPerSecond / single.reference.requestsPerSecond;
+  lines.push(
+    "",
+    `Goal single-repo GET >= 0.5x the reference: ${singleRatio.toFixed(2)}x, ${singleRatio >= 0.5 ? "met" : "NOT met"}.`,
+  );
+  const clone = result.clone;
+  const cloneRatio = clone.forgeSeconds / clone.httpBackendSeconds;
+  lines.push(
+    "",
+    "| clone | forge | git http-backend | ratio (forge/http-backend) | forge RSS before / after | forge peak RSS before / after |",
+    "|---|---:|---:|---:|---:|---:|",
+    `| git clone --bare, ${rate(clone.commits)} commits | ${clone.forgeSeconds.toFixed(2)} s | ${clone.httpBackendSeconds.toFixed(2)} s | ${cloneRatio.toFixed(2)} | ${mb(clone.forgeRssBeforeKb)} / ${mb(clone.forgeRssAfterKb)} | ${mb(clone.forgePeakRssBeforeKb)} / ${mb(clone.forgePeakRssAfterKb)} |`,
+    "",
+    `Goal clone <= 1.2x git http-backend: ${cloneRatio.toFixed(2)}x, ${cloneRatio <= 1.2 ? "met" : "NOT met"}.`,
+  );
+  return lines.join("\n");
+}
+
+// --- the reference servers -----------------------------------------------------------------------
+
+/**
+ * The ceiling for an API read: plain fastify (no logger, no hooks) answering one row of the
+ * forge's `repository` table by primary key as JSON, with a prepared statement on the same
+ * database the forge uses.
+ */
+async function serveReference(databaseUrl: string, port: number): Promise<void> {
+  const { dialect, location } = parseDatabaseUrl(databaseUrl);
+  let byId: (id: number) => unknown;
+  if (dialect === "sqlite") {
+    const statement = new BetterSqlite3(location, { readonly: true }).prepare(
+      "select * from repository where id = ?",
+    );
+    byId = (id) => statement.get(id);
+  } else {
+    // Ids are bigint there; numbers in JSON, as the forge answers them.
+    pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+    const pool = new pg.Pool({ connectionString: location });
+    const text = "select * from repository where id = $1";
+    byId = async (id) => (await pool.query({ name: "repository-by-id", text, values: [id] })).rows[0];
+  }
+  const app = Fastify();
+  app.get<{ Params: { id: string } }>("/repository/:id", async (request, reply) => {
+    const row = await byId(Number(request.params.id));
+    return row ?? reply.status(404).send({ message: "not found" });
+  });
+  await app.listen({ host: "127.0.0.1", port });
+}
+
+/**
+ * git's own smart HTTP server: `git http-backend` run as a CGI program, one per request, behind a
+ * minimal node:http server, as a web server would run it. The request body streams to its stdin;
+ * its stdout is a CGI response (header lines, a blank line, the body).
+ */
+async function serveHttpBackend(projectRoot: string, port: number): Promise<void> {
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    // The same isolated git environment the forge runs git with, so neither reads other config.
+    const env: Record<string, string> = {
+      ...gitEnvironment(),
+      GIT_PROJECT_ROOT: projectRoot,
+      GIT_HTTP_EXPORT_ALL: "1",
+      GATEWAY_INTERFACE: "CGI/1.1",
+      SERVER_PROTOCOL: `HTTP/${request.httpVersion}`,
+      REQUEST_METHOD: request.method ?? "GET",
+      PATH_INFO: decodeURIComponent(url.pathname),
+      QUERY_STRING: url.search.slice(1),
+      REMOTE_ADDR: request.socket.remoteAddress ?? "",
+    };
+    if (request.headers["content-type"]) env.CONTENT_TYPE = request.headers["content-type"];
+    if (request.headers["content-length"]) env.CONTENT_LENGTH = request.headers["content-length"];
+    // Every request header as HTTP_*: http-backend reads HTTP_CONTENT_ENCODING (gzip) and
+    // HTTP_GIT_PROTOCOL (protocol v2) from there.
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined)
+        env[`HTTP_${name.toUpperCase().replaceAll("-", "_")}`] = Array.isArray(value)
+          ? value.join(", ")
+          : value;
+    }
+    const cgi = spawn("git", ["http-backend"], { env, cwd: "/", stdio: ["pipe", "pipe", "ignore"] });
+    const fail = () => {
+      if (!response.headersSent) response.writeHead(502).end();
+      else response.destroy();
+    };
+    cgi.on("error", fail);
+    cgi.stdin.on("error", () => {});
+    request.pipe(cgi.stdin);
+    response.on("close", () => {
+      if (!response.writableFinished) cgi.kill();
+    });
+    let head = Buffer.alloc(0);
+    const readHead = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      // http-backend ends its header lines with CRLF.
+      const end = head.indexOf("\r\n\r\n");
+      if (end === -1) return;
+      cgi.stdout.off("data", readHead);
+      let status = 200;
+      const headers: Record<string, string> = {};
+      for (const line of head.subarray(0, end).toString("latin1").split("\r\n")) {
+        const colon = line.indexOf(":");
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
+        else headers[name] = value;
+      }
+      response.writeHead(status, headers);
+      response.write(head.subarray(end + 4));
+      cgi.stdout.pipe(response);
+    };
+    cgi.stdout.on("data", readHead);
+    cgi.stdout.on("end", () => {
+      if (!response.headersSent) fail();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+}
+
+const [role, where, port] = process.argv.slice(2);
+if (role === "--reference") await serveReference(where, Number(port));
+else if (role === "--http-backend") await serveHttpBackend(where, Number(port));
+else await main();

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { BadRequest, connectDatabase, migrate, NotFound, readBool } from "@anvil/core";
+import { migrations } from "./migrations/index.ts";
+import { type AccountRow, deleteAccount, findAccountById, findUserByLogin } from "./repositories/accounts.ts";
+import type { ForgeTables } from "./schemas/tables.ts";
+import { createUser, type ForgeDatabase, getUser, listUsers } from "./services/accounts.ts";
+import { createToken } from "./services/tokens.ts";
+
+// What `anvil forge admin user …` does, as Gitea's `gitea admin user …`: it works on the same
+// database as the server, whether the server is running or not.
+
+/** Opens the forge's database for an admin command, migrated to the current schema. */
+export async function openForgeDatabase(url: string): Promise<ForgeDatabase> {
+  const database = await connectDatabase<ForgeTables>(url);
+  try {
+    await migrate(database.db, "forge", migrations);
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+export interface AdminCreateUser {
+  username: string;
+  email: string;
+  password?: string;
+  randomPasswordLength?: number;
+  admin?: boolean;
+  /** Gitea's default: true, except for the first user of the site. */
+  mustChangePassword?: boolean;
+  restricted?: boolean;
+  fullName?: string;
+  accessToken?: { name: string; scopes: string[] };
+}
+
+export async function adminCreateUser(
+  database: ForgeDatabase,
+  input: AdminCreateUser,
+): Promise<{ user: AccountRow; generatedPassword?: string; token?: string }> {
+  const generatedPassword =
+    input.password === undefined && input.randomPasswordLength !== undefined
+      ? randomBytes(input.randomPasswordLength).toString("base64url").slice(0, input.randomPasswordLength)
+      : undefined;
+  const isFirstUser = (await listUsers(database, { offset: 0, limit: 1 })).total === 0;
+  const user = await createUser(database, {
+    username: input.username,
+    email: input.email,
+    password: input.password ?? generatedPassword,
+    admin: input.admin,
+    restricted: input.restricted,
+    full_name: input.fullName,
+    must_change_password: input.mustChangePassword ?? !isFirstUser,
+  });
+  const token = input.accessToken && (await createToken(database, user, input.accessToken)).secret;
+  return { user, generatedPassword, token };
+}
+
+export async function adminGenerateToken(
+  database: ForgeDatabase,
+  username: string,
+  token: { name: string; scopes: string[] },
+): Promise<string> {
+  return (await createToken(database, await getUser(database, username), token)).secret;
+}
+
+export { setPassword as adminChangePassword } from "./services/accounts.ts";
+
+export async function adminListUsers(database: ForgeDatabase, adminsOnly: boolean): Promise<AccountRow[]> {
+  const { rows } = await listUsers(database, { offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  return adminsOnly ? rows.filter((row) => readBool(row.is_admin)) : rows;
+}
+
+/** Deletes the user named by id, name or e-mail; when several are given they must agree, as in Gitea. */
+export async function adminDeleteUser(
+  database: ForgeDatabase,
+  which: { id?: number; username?: string; email?: string },
+): Promise<AccountRow> {
+  const candidates = [
+    which.id !== undefined ? await findAccountById(database.db, which.id) : undefined,
+    which.username !== undefined ? await findUserByLogin(database.db, which.username) : undefined,
+    which.email !== undefined ? await findUserByLogin(database.db, which.email) : undefined,
+  ];
+  const asked = [which.id, which.username, which.email].filter((value) => value !== undefined).length;
+  const found = candidates.filter((row): row is AccountRow => row !== undefined);
+  if (asked === 0) throw new BadRequest("one of --id, --username or --email is required");
+  if (found.length !== asked || found.some((row) => row.id !== found[0].id))
+    throw new NotFound("the user does not exist");
+  await deleteAccount(database.db, found[0].id);
+  return found[0];
+}

@@ -1,0 +1,71 @@
+import type { Branch, Commit } from "../git/index.ts";
+import type { ApiUser } from "./user.ts";
+
+// Commits and branches as Gitea shows them. A commit's author and committer are the forge users
+// with those e-mail addresses, when there are any; nothing is signed.
+
+const NOT_SIGNED = {
+  verified: false,
+  reason: "gpg.error.not_signed_commit",
+  signature: "",
+  payload: "",
+};
+
+function repoApiUrl(rootUrl: URL, fullName: string, rest: string): string {
+  return new URL(`api/v1/repos/${fullName}/${rest}`, rootUrl).href;
+}
+
+export function toApiBranch(branch: Branch, fullName: string, rootUrl: URL, canPush: boolean) {
+  const { commit } = branch;
+  return {
+    name: branch.name,
+    commit: {
+      id: commit.id,
+      message: commit.message,
+      url: new URL(`${fullName}/commit/${commit.id}`, rootUrl).href,
+      author: { name: commit.author.name, email: commit.author.email, username: "" },
+      committer: { name: commit.committer.name, email: commit.committer.email, username: "" },
+      verification: NOT_SIGNED,
+      timestamp: commit.committer.date,
+      added: [],
+      removed: [],
+      modified: [],
+    },
+    protected: false,
+    required_approvals: 0,
+    enable_status_check: false,
+    status_check_contexts: [],
+    user_can_push: canPush,
+    user_can_merge: canPush,
+    effective_branch_protection_name: "",
+  };
+}
+
+export function toApiCommit(
+  commit: Commit,
+  fullName: string,
+  rootUrl: URL,
+  users: { author?: ApiUser; committer?: ApiUser },
+) {
+  return {
+    url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
+    sha: commit.id,
+    created: commit.committer.date,
+    html_url: new URL(`${fullName}/commit/${commit.id}`, rootUrl).href,
+    commit: {
+      url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
+      author: commit.author,
+      committer: commit.committer,
+      message: commit.message,
+      tree: {
+        url: repoApiUrl(rootUrl, fullName, `git/trees/${commit.tree}`),
+        sha: commit.tree,
+        created: commit.committer.date,
+      },
+      verification: NOT_SIGNED,
+    },
+    ...(users.author ? { author: users.author } : {}),
+    ...(users.committer ? { committer: users.committer } : {}),
+    parents: commit.parents.map((sha) => ({ url: repoApiUrl(rootUrl, fullName, `git/commits/${sha}`), sha })),
+  };
+}

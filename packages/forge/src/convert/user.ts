@@ -1,0 +1,65 @@
+import { readBool } from "@anvil/core";
+import type { AccountRow } from "../repositories/accounts.ts";
+import { isAdmin } from "../services/accounts.ts";
+import { apiTime, ZERO_TIME } from "./time.ts";
+
+export interface ApiUser {
+  id: number;
+  login: string;
+  login_name: string;
+  source_id: number;
+  full_name: string;
+  email: string;
+  avatar_url: string;
+  html_url: string;
+  language: string;
+  is_admin: boolean;
+  last_login: string;
+  created: string;
+  restricted: boolean;
+  active: boolean;
+  prohibit_login: boolean;
+  location: string;
+  website: string;
+  description: string;
+  visibility: string;
+  followers_count: number;
+  following_count: number;
+  starred_repos_count: number;
+}
+
+/**
+ * A user as Gitea shows it to `viewer`: the e-mail only to signed-in callers, and the account
+ * details (admin flag, login name and source, activity) only to the user and site admins.
+ */
+export function toApiUser(account: AccountRow, viewer: AccountRow | undefined, rootUrl: URL): ApiUser {
+  const authed = viewer !== undefined && (viewer.id === account.id || isAdmin(viewer));
+  return {
+    id: account.id,
+    login: account.name,
+    login_name: authed ? account.login_name : "",
+    source_id: authed ? account.source_id : 0,
+    full_name: account.full_name,
+    // Gitea's placeholder stands in when the address is hidden or, for organizations, unset.
+    email:
+      viewer !== undefined && account.email !== ""
+        ? account.email
+        : `${account.lower_name}@noreply.${rootUrl.hostname}`,
+    avatar_url: new URL(`avatars/${encodeURIComponent(account.lower_name)}`, rootUrl).href,
+    html_url: new URL(encodeURIComponent(account.name), rootUrl).href,
+    language: "",
+    is_admin: authed && isAdmin(account),
+    last_login: authed && account.last_login_at ? apiTime(account.last_login_at) : ZERO_TIME,
+    created: apiTime(account.created_at),
+    restricted: readBool(account.restricted),
+    active: authed && readBool(account.is_active),
+    prohibit_login: authed && readBool(account.prohibit_login),
+    location: account.location,
+    website: account.website,
+    description: account.description,
+    visibility: account.visibility,
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
+  };
+}

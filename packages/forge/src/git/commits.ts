@@ -1,0 +1,63 @@
+import { Conflict, Invalid, NotFound } from "@anvil/core";
+import { COMMIT_LOG_FORMAT, type Commit, parseCommitLog } from "./commit.ts";
+import { type PageRequest, pageOffset } from "./paging.ts";
+import { runGit } from "./run.ts";
+import { isEmpty } from "./storage.ts";
+
+/** Asking for the history of a repository that has none: Gitea answers 409 with this message. */
+export class EmptyRepository extends Conflict {
+  constructor() {
+    super("Git Repository is empty.");
+  }
+}
+
+export interface CommitQuery extends PageRequest {
+  /** A branch, tag or commit id (anything `git rev-parse` resolves to a commit); HEAD by default. */
+  ref?: string;
+  /** Only commits that touch this path (taken literally, no pathspec magic). */
+  path?: string;
+}
+
+export interface CommitPage {
+  commits: Commit[];
+  /** All commits that match, for X-Total-Count. */
+  total: number;
+}
+
+/** The commit `ref` names, or undefined. */
+export async function resolveCommit(repoPath: string, ref: string): Promise<string | undefined> {
+  if (ref === "" || ref.includes("\0")) return undefined;
+  const { stdout, exitCode } = await runGit(
+    [`--git-dir=${repoPath}`, "rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+    { acceptExitCodes: [1] },
+  );
+  return exitCode === 0 ? stdout.trim() : undefined;
+}
+
+/**
+ * One page of the history of `ref`, newest first as `git log` orders it, and the total count.
+ * Throws EmptyRepository when the repository has no commits, NotFound when `ref` names none.
+ */
+export async function listCommits(repoPath: string, query: CommitQuery): Promise<CommitPage> {
+  const offset = pageOffset(query);
+  if (query.path?.includes("\0")) throw new Invalid("invalid path", { path: ["contains a NUL character"] });
+  if (await isEmpty(repoPath)) throw new EmptyRepository();
+  const ref = query.ref ?? "HEAD";
+  const id = await resolveCommit(repoPath, ref);
+  if (id === undefined) throw new NotFound(`commit does not exist [id: ${ref}]`);
+  const gitDir = [`--git-dir=${repoPath}`, "--literal-pathspecs"];
+  const paths = query.path ? ["--", query.path] : [];
+  const [count, log] = await Promise.all([
+    runGit([...gitDir, "rev-list", "--count", id, ...paths]),
+    runGit([
+      ...gitDir,
+      "log",
+      ...COMMIT_LOG_FORMAT,
+      `--skip=${offset}`,
+      `--max-count=${query.limit}`,
+      id,
+      ...paths,
+    ]),
+  ]);
+  return { commits: parseCommitLog(log.stdout), total: Number(count.stdout.trim()) };
+}

@@ -1,0 +1,36 @@
+// The forge's git layer: repository storage, reads for the REST API, and smart HTTP transport.
+
+export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
+export { assertBranchName } from "./branch-name.ts";
+export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
+export { GitCommandError, type GitExit } from "./command-error.ts";
+export type { Commit, Signature } from "./commit.ts";
+export { type CommitPage, type CommitQuery, EmptyRepository, listCommits, resolveCommit } from "./commits.ts";
+export { gitEnvironment } from "./environment.ts";
+export { GitHttpError } from "./http-error.ts";
+export type { PageRequest } from "./paging.ts";
+export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
+export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
+export { gitProtocolEnvironment } from "./protocol.ts";
+export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
+export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  type GitService,
+  isGitService,
+  type RpcOptions,
+  registerGitContentTypes,
+  serveInfoRefs,
+  serveRpc,
+} from "./smart-http.ts";
+export {
+  deleteRepository,
+  initRepository,
+  isEmpty,
+  type RepositoryName,
+  renameOwner,
+  renameRepository,
+  repositoryExists,
+  setDefaultBranch,
+} from "./storage.ts";
+export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";

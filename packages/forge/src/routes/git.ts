@@ -1,0 +1,77 @@
+import { Forbidden, type HttpServer, readBool, Unauthorized } from "@anvil/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import {
+  type GitService,
+  isGitService,
+  registerGitContentTypes,
+  serveInfoRefs,
+  serveRpc,
+} from "../git/index.ts";
+import type { ForgeDatabase } from "../services/accounts.ts";
+import { authenticate } from "../services/auth.ts";
+import { authorizeGit } from "../services/git-access.ts";
+import { notePush, repositoryFilesPath, type Storage } from "../services/repositories.ts";
+
+const Params = {
+  type: "object",
+  properties: { owner: { type: "string" }, repo: { type: "string" } },
+} as const;
+
+interface GitRequest {
+  Params: { owner: string; repo: string };
+  Querystring: { service?: string };
+}
+
+/**
+ * git's smart HTTP at `/{owner}/{repo}[.git]/…`: basic auth with a password or a token (what git
+ * sends), the same access rules as the API, then the git layer streams the exchange.
+ */
+export async function registerGitTransport(
+  app: HttpServer,
+  database: ForgeDatabase,
+  storage: Storage,
+): Promise<void> {
+  await app.register(async (scope) => {
+    const git = scope as unknown as HttpServer;
+    registerGitContentTypes(git);
+
+    const authorize = async (request: FastifyRequest<GitRequest>, service: GitService) => {
+      const caller = await authenticate(database, { authorization: request.headers.authorization });
+      if (caller && readBool(caller.account.must_change_password))
+        throw new Forbidden("You must change your password before using git over HTTP.");
+      const name = request.params.repo.replace(/\.git$/, "");
+      return authorizeGit(database, request.params.owner, name, service, caller);
+    };
+
+    // git asks for credentials only when a 401 carries this challenge.
+    const challenge = (reply: FastifyReply, error: unknown) => {
+      if (error instanceof Unauthorized) reply.header("www-authenticate", 'Basic realm="."');
+      throw error;
+    };
+
+    git.get<GitRequest>("/:owner/:repo/info/refs", { schema: { params: Params } }, async (request, reply) => {
+      const service = request.query.service;
+      if (!isGitService(service)) throw new Forbidden("Unsupported service");
+      const context = await authorize(request, service).catch((error) => challenge(reply, error));
+      return serveInfoRefs(repositoryFilesPath(storage, context), service, request, reply);
+    });
+
+    for (const service of ["git-upload-pack", "git-receive-pack"] as const) {
+      git.post<GitRequest>(
+        `/:owner/:repo/${service}`,
+        { schema: { params: Params } },
+        async (request, reply) => {
+          const context = await authorize(request, service).catch((error) => challenge(reply, error));
+          if (service === "git-receive-pack") {
+            reply.raw.once("close", () => {
+              notePush(database, storage, context).catch((error) =>
+                request.log.error({ err: error }, "after push"),
+              );
+            });
+          }
+          return serveRpc(repositoryFilesPath(storage, context), service, request, reply);
+        },
+      );
+    }
+  });
+}

@@ -1,0 +1,73 @@
+import {
+  Forbidden,
+  type HttpServer,
+  type PageWindow,
+  pageWindow,
+  paginationHeaders,
+  Unauthorized,
+} from "@anvil/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AccountRow } from "../../repositories/accounts.ts";
+import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
+import type { Caller } from "../../services/auth.ts";
+import type { Storage } from "../../services/repositories.ts";
+import type { ScopeCategory } from "../../services/scopes.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the API's authentication hook; undefined for anonymous callers. */
+    caller?: Caller;
+  }
+  interface FastifyContextConfig {
+    /** The token scope category a route belongs to (Gitea's route groups). */
+    scope?: ScopeCategory;
+  }
+}
+
+/** What every /api/v1 route family is registered with. */
+export interface ApiContext {
+  app: HttpServer;
+  database: ForgeDatabase;
+  paging: { defaultLimit: number; maxLimit: number };
+  storage: Storage;
+  /** The SSH server's port when it runs, for `ssh_url`. */
+  sshPort?: number;
+}
+
+export function signedIn(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Unauthorized("token is required");
+  return request.caller;
+}
+
+export function siteAdmin(request: FastifyRequest): Caller {
+  const caller = signedIn(request);
+  if (!isAdmin(caller.account)) throw new Forbidden("user should be the site admin");
+  return caller;
+}
+
+/** Token management needs basic auth with the password: a token cannot make or see tokens. */
+export function passwordAuthenticated(request: FastifyRequest): Caller {
+  if (request.caller?.via !== "password") throw new Unauthorized("auth required");
+  return request.caller;
+}
+
+export function selfOrAdmin(caller: Caller, account: AccountRow): void {
+  if (caller.account.id !== account.id && !isAdmin(caller.account))
+    throw new Forbidden("doer should be the site admin or be same as the contextUser");
+}
+
+/** The page a list request asks for, with Gitea's limits; sets Link and X-Total-Count. */
+export function paged(context: ApiContext, request: FastifyRequest): PageWindow {
+  return pageWindow(request.query as Record<string, unknown>, context.paging);
+}
+
+export function sendPage<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  window: PageWindow,
+  page: { rows: T[]; total: number },
+  render: (row: T) => unknown,
+) {
+  reply.headers(paginationHeaders(request.publicUrl, window, page.total));
+  return page.rows.map(render);
+}

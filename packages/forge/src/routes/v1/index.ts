@@ -1,0 +1,90 @@
+import { Forbidden, type HttpServer, readBool } from "@anvil/core";
+import type { FastifyRequest } from "fastify";
+import type { ForgeDatabase } from "../../services/accounts.ts";
+import { authenticate, sudo } from "../../services/auth.ts";
+import type { Storage } from "../../services/repositories.ts";
+import { checkScope } from "../../services/scopes.ts";
+import { registerAdminOrgs } from "./admin-orgs.ts";
+import { registerAdminUsers } from "./admin-users.ts";
+import type { ApiContext } from "./context.ts";
+import { registerGogsAdmin } from "./gogs-admin.ts";
+import { registerKeys } from "./keys.ts";
+import { registerMisc } from "./misc.ts";
+import { registerOrgRepos } from "./org-repos.ts";
+import { registerOrgs } from "./orgs.ts";
+import { registerRepoParts } from "./repo-parts.ts";
+import { registerRepos } from "./repos.ts";
+import { registerTeams } from "./teams.ts";
+import { registerTokens } from "./tokens.ts";
+import { registerUsers } from "./users.ts";
+
+export interface ApiOptions {
+  /** Gitea's DEFAULT_PAGING_NUM and MAX_RESPONSE_ITEMS. */
+  paging: { defaultLimit: number; maxLimit: number };
+  storage: Storage;
+  sshPort?: number;
+}
+
+function queryValue(request: FastifyRequest, ...names: string[]): string | undefined {
+  const query = request.query as Record<string, unknown>;
+  for (const name of names) if (typeof query[name] === "string") return query[name] as string;
+  return undefined;
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Gitea's REST API v1 under /api/v1: who the caller is, what a token may do, then the routes. */
+export async function registerApiV1(
+  app: HttpServer,
+  database: ForgeDatabase,
+  options: ApiOptions,
+): Promise<void> {
+  await app.register(
+    async (scope) => {
+      const api = scope as unknown as HttpServer;
+      api.decorateRequest("caller", undefined);
+      api.addHook("onRequest", async (request) => {
+        const authorization = request.headers.authorization;
+        const caller = await authenticate(database, {
+          authorization,
+          queryToken: queryValue(request, "token", "access_token"),
+        });
+        const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
+        request.caller =
+          caller && typeof sudoName === "string" && sudoName !== ""
+            ? await sudo(database, caller, sudoName)
+            : caller;
+        if (request.caller && readBool(request.caller.account.must_change_password)) {
+          throw new Forbidden(
+            `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
+          );
+        }
+      });
+      api.addHook("preHandler", async (request) => {
+        const category = request.routeOptions.config.scope;
+        const scopes = request.caller?.scopes;
+        if (category && scopes) checkScope(scopes, category, !READS.has(request.method));
+      });
+      const context: ApiContext = {
+        app: api,
+        database,
+        paging: options.paging,
+        storage: options.storage,
+        sshPort: options.sshPort,
+      };
+      registerMisc(context);
+      registerUsers(context);
+      registerTokens(context);
+      registerAdminUsers(context);
+      registerKeys(context);
+      registerOrgs(context);
+      registerTeams(context);
+      registerAdminOrgs(context);
+      registerGogsAdmin(context);
+      registerRepos(context);
+      registerRepoParts(context);
+      registerOrgRepos(context);
+    },
+    { prefix: "/api/v1" },
+  );
+}

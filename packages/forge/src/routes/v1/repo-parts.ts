@@ -1,0 +1,225 @@
+import { NotFound } from "@anvil/core";
+import { Type } from "typebox";
+import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
+import { toApiUser } from "../../convert/user.ts";
+import { getBranch, listBranches, listCommits } from "../../git/index.ts";
+import { findUsersByEmails } from "../../repositories/accounts.ts";
+import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
+import { ACCESS_READ, ACCESS_WRITE, accessName } from "../../services/access.ts";
+import {
+  addCollaborator,
+  collaboratorAccess,
+  collaborators,
+  isCollaborator,
+  removeCollaborator,
+} from "../../services/collaborators.ts";
+import { repositoryFilesPath, requireAccess } from "../../services/repositories.ts";
+import {
+  addRepositoryTopic,
+  removeRepositoryTopic,
+  repositoryTopics,
+  setTopics,
+} from "../../services/topics.ts";
+import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
+import { requestedRepository } from "./repos.ts";
+
+const TopicParams = Type.Object({ owner: Type.String(), repo: Type.String(), topic: Type.String() });
+const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), branch: Type.String() });
+const CommitsQuery = Type.Object({
+  sha: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  page: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+});
+
+/** Collaborators, topics, branches and commits of a repository. */
+export function registerRepoParts(context: ApiContext): void {
+  const { app, database, storage } = context;
+  const repo = { config: { scope: "repository" as const } };
+
+  app.get(
+    "/repos/:owner/:repo/collaborators",
+    { ...repo, schema: { params: RepoParams } },
+    async (request, reply) => {
+      const found = await requestedRepository(database, request.params, request);
+      const window = paged(context, request);
+      const page = await collaborators(database, found, window);
+      return sendPage(request, reply, window, page, (row) =>
+        toApiUser(row, request.caller?.account, request.rootUrl),
+      );
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/collaborators/:collaborator",
+    { ...repo, schema: { params: RepoUserParams } },
+    async (request, reply) => {
+      signedIn(request);
+      await isCollaborator(
+        database,
+        await requestedRepository(database, request.params, request),
+        request.params.collaborator,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  app.put(
+    "/repos/:owner/:repo/collaborators/:collaborator",
+    { ...repo, schema: { params: RepoUserParams, body: Type.Optional(AddCollaboratorOption) } },
+    async (request, reply) => {
+      signedIn(request);
+      const found = await requestedRepository(database, request.params, request);
+      await addCollaborator(database, found, request.params.collaborator, request.body?.permission);
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    "/repos/:owner/:repo/collaborators/:collaborator",
+    { ...repo, schema: { params: RepoUserParams } },
+    async (request, reply) => {
+      signedIn(request);
+      await removeCollaborator(
+        database,
+        await requestedRepository(database, request.params, request),
+        request.params.collaborator,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/collaborators/:collaborator/permission",
+    { ...repo, schema: { params: RepoUserParams } },
+    async (request) => {
+      const found = await requestedRepository(database, request.params, request);
+      const { account, access } = await collaboratorAccess(database, found, request.params.collaborator);
+      const permission = accessName(access);
+      return {
+        permission,
+        role_name: permission,
+        user: toApiUser(account, request.caller?.account, request.rootUrl),
+      };
+    },
+  );
+
+  app.get("/repos/:owner/:repo/topics", { ...repo, schema: { params: RepoParams } }, async (request) => ({
+    topics: await repositoryTopics(database, await requestedRepository(database, request.params, request)),
+  }));
+
+  app.put(
+    "/repos/:owner/:repo/topics",
+    { ...repo, schema: { params: RepoParams, body: RepoTopicOptions } },
+    async (request, reply) => {
+      signedIn(request);
+      await setTopics(
+        database,
+        await requestedRepository(database, request.params, request),
+        request.body.topics,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  app.put(
+    "/repos/:owner/:repo/topics/:topic",
+    { ...repo, schema: { params: TopicParams } },
+    async (request, reply) => {
+      signedIn(request);
+      await addRepositoryTopic(
+        database,
+        await requestedRepository(database, request.params, request),
+        request.params.topic,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    "/repos/:owner/:repo/topics/:topic",
+    { ...repo, schema: { params: TopicParams } },
+    async (request, reply) => {
+      signedIn(request);
+      await removeRepositoryTopic(
+        database,
+        await requestedRepository(database, request.params, request),
+        request.params.topic,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/branches",
+    { ...repo, schema: { params: RepoParams } },
+    async (request, reply) => {
+      const found = await requestedRepository(database, request.params, request);
+      requireAccess(found, ACCESS_READ);
+      const window = paged(context, request);
+      const page = await listBranches(repositoryFilesPath(storage, found), window);
+      const fullName = `${found.owner.name}/${found.repository.name}`;
+      return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
+        toApiBranch(branch, fullName, request.rootUrl, found.access >= ACCESS_WRITE),
+      );
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/branches/:branch",
+    { ...repo, schema: { params: BranchParams } },
+    async (request) => {
+      const found = await requestedRepository(database, request.params, request);
+      requireAccess(found, ACCESS_READ);
+      const branch = await getBranch(repositoryFilesPath(storage, found), request.params.branch);
+      if (!branch) throw new NotFound(`branch does not exist [name: ${request.params.branch}]`);
+      return toApiBranch(
+        branch,
+        `${found.owner.name}/${found.repository.name}`,
+        request.rootUrl,
+        found.access >= ACCESS_WRITE,
+      );
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/commits",
+    { ...repo, schema: { params: RepoParams, querystring: CommitsQuery } },
+    async (request, reply) => {
+      const found = await requestedRepository(database, request.params, request);
+      requireAccess(found, ACCESS_READ);
+      const window = paged(context, request);
+      const page = await listCommits(repositoryFilesPath(storage, found), {
+        ref: request.query.sha || undefined,
+        path: request.query.path || undefined,
+        page: window.page,
+        limit: window.limit,
+      });
+      const pageCount = Math.max(1, Math.ceil(page.total / window.limit));
+      // Gitea's own paging headers for commits, besides Link and X-Total-Count.
+      reply.headers({
+        "x-page": String(window.page),
+        "x-perpage": String(window.limit),
+        "x-total": String(page.total),
+        "x-pagecount": String(pageCount),
+        "x-hasmore": String(window.page < pageCount),
+      });
+      const fullName = `${found.owner.name}/${found.repository.name}`;
+      const viewer = request.caller?.account;
+      const users = await findUsersByEmails(
+        database.db,
+        page.commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
+      );
+      const apiUser = (email: string) => {
+        const account = users.get(email.toLowerCase());
+        return account && toApiUser(account, viewer, request.rootUrl);
+      };
+      return sendPage(request, reply, window, { rows: page.commits, total: page.total }, (commit) =>
+        toApiCommit(commit, fullName, request.rootUrl, {
+          author: apiUser(commit.author.email),
+          committer: apiUser(commit.committer.email),
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,251 @@
+import { Invalid, type PageWindow } from "@anvil/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { type CloneUrls, toApiRepository } from "../../convert/repository.ts";
+import { type AccountRow, findAccountsByIds } from "../../repositories/accounts.ts";
+import {
+  listRepositories,
+  type RepositoryQuery,
+  type RepositoryRow,
+  topicsOf,
+} from "../../repositories/repos.ts";
+import { CreateRepoOption, EditRepoOption, RepoParams, RepoSearchQuery } from "../../schemas/repos.ts";
+import { UsernameParams } from "../../schemas/users.ts";
+import { repositoriesAccess, repositoryAccess } from "../../services/access.ts";
+import { checkVisible, getAccount, getUser, isAdmin } from "../../services/accounts.ts";
+import type { Caller } from "../../services/auth.ts";
+import {
+  createRepository,
+  deleteRepository,
+  editRepository,
+  getRepository,
+  type RepositoryContext,
+} from "../../services/repositories.ts";
+import { type ApiContext, paged, sendPage, signedIn, siteAdmin } from "./context.ts";
+
+const SORT_COLUMNS = {
+  alpha: "lower_name",
+  created: "created_at",
+  updated: "updated_at",
+  id: "id",
+  // Not tracked: these order by id, which is stable.
+  size: "id",
+  git_size: "id",
+  lfs_size: "id",
+  stars: "id",
+  forks: "id",
+} as const;
+
+const SEARCH_MODES = new Set(["fork", "source", "mirror", "collaborative"]);
+
+export function cloneUrls(context: ApiContext, request: FastifyRequest): CloneUrls {
+  const { rootUrl } = request;
+  return {
+    rootUrl,
+    ssh: context.sshPort === undefined ? undefined : { host: rootUrl.hostname, port: context.sshPort },
+  };
+}
+
+/** The repository a `/repos/{owner}/{repo}…` request names, as its caller may see it. */
+export function requestedRepository(
+  database: ApiContext["database"],
+  params: { owner: string; repo: string },
+  request: FastifyRequest,
+): Promise<RepositoryContext> {
+  return getRepository(database, params.owner, params.repo, request.caller?.account, request.caller?.scopes);
+}
+
+/** A repository already in hand (one just made, one found through a team), as `viewer` may see it. */
+export async function renderRepositoryFor(
+  context: ApiContext,
+  request: FastifyRequest,
+  repository: RepositoryRow,
+  owner: AccountRow,
+  viewer: AccountRow,
+) {
+  const access = await repositoryAccess(context.database, repository, owner, viewer);
+  return renderRepository(context, request, { repository, owner, access });
+}
+
+export async function renderRepository(
+  context: ApiContext,
+  request: FastifyRequest,
+  found: RepositoryContext,
+) {
+  const topics = await topicsOf(context.database.db, [found.repository.id]);
+  return toApiRepository(
+    found.repository,
+    found.owner,
+    request.caller?.account,
+    found.access,
+    cloneUrls(context, request),
+    topics.get(found.repository.id) ?? [],
+  );
+}
+
+export async function renderRepositories(
+  context: ApiContext,
+  request: FastifyRequest,
+  rows: RepositoryRow[],
+) {
+  const viewer = request.caller?.account;
+  const owners = await findAccountsByIds(
+    context.database.db,
+    rows.map((row) => row.owner_id),
+  );
+  const pairs = rows.map((repository) => ({
+    repository,
+    owner: owners.get(repository.owner_id) as AccountRow,
+  }));
+  const [access, topics] = await Promise.all([
+    repositoriesAccess(context.database, pairs, viewer),
+    topicsOf(
+      context.database.db,
+      rows.map((row) => row.id),
+    ),
+  ]);
+  const urls = cloneUrls(context, request);
+  return pairs.map(({ repository, owner }, i) =>
+    toApiRepository(repository, owner, viewer, access[i], urls, topics.get(repository.id) ?? []),
+  );
+}
+
+/** A page of repositories as a list route answers it: paged, rendered, with Link and X-Total-Count. */
+export async function sendRepositories(
+  context: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (window: PageWindow) => Promise<{ rows: RepositoryRow[]; total: number }>,
+) {
+  const window = paged(context, request);
+  const page = await list(window);
+  const data = await renderRepositories(context, request, page.rows);
+  return sendPage(request, reply, window, { rows: data, total: page.total }, (row) => row);
+}
+
+/** listRepositories in id order, for the plain lists of a user, an organization or oneself. */
+export function repositoriesWhere(
+  context: ApiContext,
+  filter: Pick<RepositoryQuery, "ownerId" | "involvedId" | "reader">,
+): (window: PageWindow) => Promise<{ rows: RepositoryRow[]; total: number }> {
+  return (window) =>
+    listRepositories(context.database.db, context.database.dialect, {
+      ...filter,
+      sort: "id",
+      order: "asc",
+      offset: window.offset,
+      limit: window.limit,
+    });
+}
+
+/** Whose private repositories a list may show; none for anonymous callers and public-only tokens. */
+export function readerOf(caller: Caller | undefined): "all" | number | undefined {
+  const viewer = caller?.account;
+  if (!viewer || caller?.scopes?.includes("public-only")) return undefined;
+  return isAdmin(viewer) ? "all" : viewer.id;
+}
+
+export function registerRepos(context: ApiContext): void {
+  const { app, database, storage } = context;
+  const repo = { config: { scope: "repository" as const } };
+
+  app.post("/user/repos", { ...repo, schema: { body: CreateRepoOption } }, async (request, reply) => {
+    const caller = signedIn(request);
+    const created = await createRepository(database, storage, caller.account, caller.account, request.body);
+    return reply
+      .status(201)
+      .send(await renderRepositoryFor(context, request, created, caller.account, caller.account));
+  });
+
+  app.post(
+    "/admin/users/:username/repos",
+    { config: { scope: "admin" }, schema: { params: UsernameParams, body: CreateRepoOption } },
+    async (request, reply) => {
+      const caller = siteAdmin(request);
+      const owner = await getAccount(database, request.params.username);
+      const created = await createRepository(database, storage, owner, caller.account, request.body);
+      return reply
+        .status(201)
+        .send(await renderRepositoryFor(context, request, created, owner, caller.account));
+    },
+  );
+
+  app.get("/repos/:owner/:repo", { ...repo, schema: { params: RepoParams } }, async (request) => {
+    const found = await requestedRepository(database, request.params, request);
+    return renderRepository(context, request, found);
+  });
+
+  app.patch(
+    "/repos/:owner/:repo",
+    { ...repo, schema: { params: RepoParams, body: EditRepoOption } },
+    async (request) => {
+      signedIn(request);
+      const found = await requestedRepository(database, request.params, request);
+      const edited = await editRepository(database, storage, found, request.body);
+      return renderRepository(context, request, { ...found, repository: edited });
+    },
+  );
+
+  app.delete("/repos/:owner/:repo", { ...repo, schema: { params: RepoParams } }, async (request, reply) => {
+    signedIn(request);
+    const found = await requestedRepository(database, request.params, request);
+    await deleteRepository(database, storage, found);
+    return reply.status(204).send();
+  });
+
+  app.get("/repos/search", { ...repo, schema: { querystring: RepoSearchQuery } }, async (request, reply) => {
+    const query = request.query;
+    const sort = query.sort ?? "alpha";
+    if (!(sort in SORT_COLUMNS)) throw new Invalid(`Invalid sort: ${sort}`);
+    const order = query.order ?? "asc";
+    if (order !== "asc" && order !== "desc") throw new Invalid(`Invalid order: ${order}`);
+    if (query.mode !== undefined && !SEARCH_MODES.has(query.mode))
+      throw new Invalid(`Invalid search mode: "${query.mode}"`);
+    const window = paged(context, request);
+    // There are no forks or mirrors: asking only for them finds nothing.
+    const none = query.mode === "fork" || query.mode === "mirror";
+    const page = none
+      ? { rows: [], total: 0 }
+      : await listRepositories(database.db, database.dialect, {
+          keyword: query.q?.toLowerCase(),
+          includeDescription: query.includeDesc,
+          ownerId: query.uid && (query.exclusive || query.mode !== "collaborative") ? query.uid : undefined,
+          collaboratorId: query.uid && query.mode === "collaborative" ? query.uid : undefined,
+          reader: readerOf(request.caller),
+          isPrivate: query.is_private,
+          archived: query.archived,
+          template: query.template,
+          sort: SORT_COLUMNS[sort as keyof typeof SORT_COLUMNS],
+          order,
+          offset: window.offset,
+          limit: window.limit,
+        });
+    const data = await renderRepositories(context, request, page.rows);
+    sendPage(request, reply, window, { rows: data, total: page.total }, (row) => row);
+    return { ok: true, data };
+  });
+
+  app.get("/user/repos", repo, async (request, reply) => {
+    const viewer = signedIn(request).account;
+    return sendRepositories(
+      context,
+      request,
+      reply,
+      repositoriesWhere(context, { involvedId: viewer.id, reader: viewer.id }),
+    );
+  });
+
+  app.get(
+    "/users/:username/repos",
+    { ...repo, schema: { params: UsernameParams } },
+    async (request, reply) => {
+      const viewer = request.caller?.account;
+      const owner = checkVisible(await getUser(database, request.params.username), viewer);
+      return sendRepositories(
+        context,
+        request,
+        reply,
+        repositoriesWhere(context, { ownerId: owner.id, reader: readerOf(request.caller) }),
+      );
+    },
+  );
+}

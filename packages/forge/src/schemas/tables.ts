@@ -1,0 +1,150 @@
+import type { Generated } from "kysely";
+
+// The forge's tables, as kysely sees them; Generated marks a column the database fills when an
+// insert leaves it out. Booleans come back as 1/0 on SQLite (readBool);
+// timestamps as ISO text on SQLite and Date on PostgreSQL (readTime).
+
+type Bool = boolean | number;
+type Time = string | Date;
+
+/** A user or an organization, as in Gitea, where both are rows of one table told apart by `type`. */
+export interface AccountTable {
+  id: Generated<number>;
+  /** 0 for an individual user, 1 for an organization (Gitea's UserType). */
+  type: number;
+  name: string;
+  lower_name: string;
+  full_name: Generated<string>;
+  email: string;
+  lower_email: string;
+  password_hash: Generated<string>;
+  login_name: Generated<string>;
+  source_id: Generated<number>;
+  is_admin: Generated<Bool>;
+  is_active: Generated<Bool>;
+  prohibit_login: Generated<Bool>;
+  restricted: Generated<Bool>;
+  must_change_password: Generated<Bool>;
+  /** public, limited or private. */
+  visibility: Generated<string>;
+  description: Generated<string>;
+  website: Generated<string>;
+  location: Generated<string>;
+  max_repo_creation: Generated<number>;
+  allow_create_organization: Generated<Bool>;
+  repo_admin_change_team_access: Generated<Bool>;
+  created_at: Time;
+  updated_at: Time;
+  last_login_at: Generated<Time | null>;
+}
+
+export interface AccessTokenTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  lower_name: string;
+  /** SHA-256 (hex) of the secret; the secret itself is shown once and never stored. */
+  token_hash: string;
+  token_last_eight: string;
+  /** Normalized scopes, comma-separated. */
+  scopes: string;
+  created_at: Time;
+  updated_at: Time;
+  last_used_at: Generated<Time | null>;
+}
+
+export interface RepositoryTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  lower_name: string;
+  description: Generated<string>;
+  website: Generated<string>;
+  default_branch: string;
+  is_empty: Generated<Bool>;
+  is_private: Generated<Bool>;
+  is_archived: Generated<Bool>;
+  is_template: Generated<Bool>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */
+export interface CollaborationTable {
+  repo_id: number;
+  account_id: number;
+  mode: number;
+}
+
+export interface TeamRepoTable {
+  team_id: number;
+  repo_id: number;
+}
+
+export interface RepoTopicTable {
+  repo_id: number;
+  name: string;
+}
+
+/** An account's membership of an organization (Gitea's org_user); `is_public` shows it to outsiders. */
+export interface OrgUserTable {
+  id: Generated<number>;
+  org_id: number;
+  account_id: number;
+  is_public: Generated<Bool>;
+}
+
+/** A team of an organization; the one with authorize `owner` is the org's Owners team. */
+export interface TeamTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  lower_name: string;
+  description: Generated<string>;
+  /** none, read, write, admin or owner (Gitea's AccessMode). */
+  authorize: string;
+  includes_all_repositories: Generated<Bool>;
+  can_create_org_repo: Generated<Bool>;
+}
+
+/** A repository unit a team reaches (`repo.code`, `repo.issues`…) and with which access mode. */
+export interface TeamUnitTable {
+  id: Generated<number>;
+  team_id: number;
+  unit: string;
+  access_mode: string;
+}
+
+export interface TeamUserTable {
+  id: Generated<number>;
+  team_id: number;
+  account_id: number;
+}
+
+export interface PublicKeyTable {
+  id: Generated<number>;
+  account_id: number;
+  title: string;
+  content: string;
+  fingerprint: string;
+  key_type: string;
+  created_at: Time;
+  last_used_at: Generated<Time | null>;
+}
+
+export interface ForgeTables {
+  account: AccountTable;
+  access_token: AccessTokenTable;
+  repository: RepositoryTable;
+  collaboration: CollaborationTable;
+  repo_topic: RepoTopicTable;
+  team_repo: TeamRepoTable;
+  public_key: PublicKeyTable;
+  org_user: OrgUserTable;
+  team: TeamTable;
+  team_unit: TeamUnitTable;
+  team_user: TeamUserTable;
+}
+
+export const ACCOUNT_USER = 0;
+export const ACCOUNT_ORGANIZATION = 1;

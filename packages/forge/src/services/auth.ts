@@ -1,0 +1,92 @@
+import { Forbidden, NotFound, readBool, Unauthorized } from "@anvil/core";
+import {
+  type AccountRow,
+  findAccountById,
+  findAccountByName,
+  findUserByLogin,
+} from "../repositories/accounts.ts";
+import { ACCOUNT_USER } from "../schemas/tables.ts";
+import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { verifyPassword } from "./passwords.ts";
+import { findToken } from "./tokens.ts";
+
+/** Who is calling: the account, how it proved it, and for a token what it may do. */
+export interface Caller {
+  account: AccountRow;
+  /** `password` for basic auth with a password, `token` for any token (header, basic or query). */
+  via: "password" | "token";
+  /** The token's scopes; undefined for a password, which may do everything its user may. */
+  scopes?: string[];
+}
+
+/** What a request presents: its Authorization header and its `token`/`access_token` query value. */
+export interface Credentials {
+  authorization?: string;
+  queryToken?: string;
+}
+
+const INVALID = "invalid username, password or token";
+
+function decodeBasic(value: string): { user: string; password: string } | undefined {
+  const decoded = Buffer.from(value, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon === -1 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+async function byToken(database: ForgeDatabase, secret: string): Promise<Caller | undefined> {
+  const token = await findToken(database, secret);
+  if (!token) return undefined;
+  const account = await findAccountById(database.db, token.account_id);
+  return account && { account, via: "token", scopes: token.scopes.split(",") };
+}
+
+// Basic auth carries either a password or a token: as the password, or as the user name with an
+// empty password or `x-oauth-basic` (what `git clone https://TOKEN@host/…` sends).
+async function byBasic(database: ForgeDatabase, user: string, password: string): Promise<Caller | undefined> {
+  const tokenInUser = password === "" || password === "x-oauth-basic";
+  const asToken = await byToken(database, tokenInUser ? user : password);
+  if (asToken || tokenInUser) return asToken;
+  const account = await findUserByLogin(database.db, user);
+  if (!account || !(await verifyPassword(password, account.password_hash))) return undefined;
+  return { account, via: "password" };
+}
+
+function checkAllowedToSignIn(account: AccountRow): void {
+  if (account.type !== ACCOUNT_USER) throw new Unauthorized(INVALID);
+  if (!readBool(account.is_active)) throw new Forbidden("user is not activated");
+  if (readBool(account.prohibit_login)) throw new Forbidden("user is prohibited from signing in");
+}
+
+/**
+ * The caller a request's credentials name: undefined when it presents none, 401 when they are
+ * wrong, 403 when the account may not sign in.
+ */
+export async function authenticate(
+  database: ForgeDatabase,
+  credentials: Credentials,
+): Promise<Caller | undefined> {
+  const header = credentials.authorization?.trim() ?? "";
+  const space = header.indexOf(" ");
+  const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
+  const value = space === -1 ? "" : header.slice(space + 1).trim();
+  let caller: Caller | undefined;
+  if (scheme === "token" || scheme === "bearer") caller = await byToken(database, value);
+  else if (scheme === "basic") {
+    const basic = decodeBasic(value);
+    caller = basic && (await byBasic(database, basic.user, basic.password));
+  } else if (header === "" && credentials.queryToken !== undefined) {
+    caller = await byToken(database, credentials.queryToken);
+  } else if (header === "") return undefined;
+  if (!caller) throw new Unauthorized(INVALID);
+  checkAllowedToSignIn(caller.account);
+  return caller;
+}
+
+/** A site admin acting as another user (`Sudo` header or `?sudo=`), as Gitea allows. */
+export async function sudo(database: ForgeDatabase, caller: Caller, name: string): Promise<Caller> {
+  if (!isAdmin(caller.account)) throw new Forbidden("Only administrators allowed to sudo.");
+  const target = await findAccountByName(database.db, name);
+  if (!target || target.type !== ACCOUNT_USER)
+    throw new NotFound(`user does not exist [uid: 0, name: ${name}]`);
+  return { ...caller, account: target };
+}

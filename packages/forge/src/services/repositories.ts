@@ -1,0 +1,255 @@
+import {
+  Conflict,
+  Forbidden,
+  Invalid,
+  isUniqueViolation,
+  NotFound,
+  readBool,
+  toStoredTime,
+} from "@anvil/core";
+import {
+  autoInit,
+  deleteRepository as deleteRepositoryFiles,
+  getBranch,
+  initRepository,
+  isEmpty,
+  listBranches,
+  renameRepository,
+  repositoryPath,
+  setDefaultBranch,
+} from "../git/index.ts";
+import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import {
+  deleteRepositoryRow,
+  findRepository,
+  insertRepository,
+  type RepositoryRow,
+  updateRepository,
+} from "../repositories/repos.ts";
+import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
+import { ACCESS_ADMIN, ACCESS_NONE, ACCESS_OWNER, repositoryAccess } from "./access.ts";
+import type { ForgeDatabase } from "./accounts.ts";
+
+/** Where bare repositories live: `<data-dir>/repositories`. */
+export interface Storage {
+  root: string;
+}
+
+/** A repository with its owner and what the caller may do with it. */
+export interface RepositoryContext {
+  repository: RepositoryRow;
+  owner: AccountRow;
+  access: number;
+}
+
+const REPO_NAME = /^[-.\w]+$/;
+const RESERVED_REPO_NAMES = new Set([".", "..", "-"]);
+const RESERVED_REPO_SUFFIXES = [".git", ".wiki", ".rss", ".atom"];
+const MAX_REPO_NAME = 100;
+
+/** Gitea's rules for repository names, with its 422 messages. */
+export function checkRepositoryName(name: string): void {
+  if (name.length === 0) throw new Invalid("[Name]: Required");
+  if (name.length > MAX_REPO_NAME) throw new Invalid("[Name]: MaxSize");
+  if (!REPO_NAME.test(name) || name.includes(".."))
+    throw new Invalid(
+      `name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`,
+    );
+  const lower = name.toLowerCase();
+  if (RESERVED_REPO_NAMES.has(lower)) throw new Invalid(`name is reserved [name: ${name}]`);
+  const suffix = RESERVED_REPO_SUFFIXES.find((end) => lower.endsWith(end));
+  if (suffix) throw new Invalid(`name pattern is not allowed [pattern: *${suffix}]`);
+}
+
+const DUPLICATE = "The repository with the same name already exists.";
+
+export interface NewRepository {
+  name: string;
+  description?: string;
+  private?: boolean;
+  auto_init?: boolean;
+  default_branch?: string;
+  template?: boolean;
+}
+
+/**
+ * Creates the row and the bare repository together: the unique constraint claims the name, then
+ * the repository is made on disk; when that fails, the row is removed again.
+ */
+export async function createRepository(
+  database: ForgeDatabase,
+  storage: Storage,
+  owner: AccountRow,
+  doer: AccountRow,
+  input: NewRepository,
+): Promise<RepositoryRow> {
+  checkRepositoryName(input.name);
+  const path = repositoryPath(storage.root, owner.name, input.name);
+  const defaultBranch = input.default_branch || "main";
+  const now = new Date();
+  let row: RepositoryRow;
+  try {
+    row = await insertRepository(database.db, {
+      owner_id: owner.id,
+      name: input.name,
+      lower_name: input.name.toLowerCase(),
+      description: input.description ?? "",
+      default_branch: defaultBranch,
+      is_private: input.private ?? false,
+      is_template: input.template ?? false,
+      created_at: toStoredTime(now, database.dialect),
+      updated_at: toStoredTime(now, database.dialect),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
+    throw error;
+  }
+  try {
+    await initRepository(path, { defaultBranch });
+    if (input.auto_init) {
+      const signature = { name: doer.full_name || doer.name, email: doer.email, date: now };
+      await autoInit(path, { name: input.name, description: input.description ?? "", author: signature });
+      row = (await updateRepository(database.db, row.id, { is_empty: false })) ?? row;
+    }
+  } catch (error) {
+    await deleteRepositoryRow(database.db, row.id);
+    // Files left by an earlier failure belong to no row; only remove what this call made.
+    if (!(error instanceof Conflict)) await deleteRepositoryFiles(storage.root, owner.name, input.name);
+    throw error;
+  }
+  return row;
+}
+
+/** The repository `owner/name` as `viewer` may see it; a 404 when it does not exist or is hidden. */
+export async function getRepository(
+  database: ForgeDatabase,
+  ownerName: string,
+  name: string,
+  viewer: AccountRow | undefined,
+  scopes?: readonly string[],
+): Promise<RepositoryContext> {
+  const owner = await findAccountByName(database.db, ownerName);
+  const repository = owner && (await findRepository(database.db, owner.id, name));
+  const access =
+    owner && repository ? await repositoryAccess(database, repository, owner, viewer) : ACCESS_NONE;
+  if (!owner || !repository || access === ACCESS_NONE) throw new NotFound("repository does not exist");
+  checkPublicOnly(scopes, repository);
+  return { repository, owner, access };
+}
+
+/** A `public-only` token reaches public repositories only, as in Gitea. */
+export function checkPublicOnly(scopes: readonly string[] | undefined, repository: RepositoryRow): void {
+  if (scopes?.includes("public-only") && readBool(repository.is_private))
+    throw new Forbidden("token scope is limited to public repos");
+}
+
+/** A repository the caller must have at least `needed` access to; 403 when they can see but not do. */
+export function requireAccess(context: RepositoryContext, needed: number): void {
+  if (context.access < needed)
+    throw new Forbidden(needed >= ACCESS_OWNER ? "Must be owner" : "Must be an admin of the repository");
+}
+
+export interface RepositoryEdit {
+  name?: string;
+  description?: string;
+  website?: string;
+  private?: boolean;
+  default_branch?: string;
+  archived?: boolean;
+  template?: boolean;
+}
+
+export async function editRepository(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  edit: RepositoryEdit,
+): Promise<RepositoryRow> {
+  requireAccess(context, ACCESS_ADMIN);
+  const { repository, owner } = context;
+  const path = repositoryPath(storage.root, owner.name, repository.name);
+  if (edit.default_branch !== undefined && edit.default_branch !== repository.default_branch)
+    await setDefaultBranch(path, edit.default_branch);
+  const rename = edit.name !== undefined && edit.name !== repository.name ? edit.name : undefined;
+  if (rename !== undefined) checkRepositoryName(rename);
+  let updated: RepositoryRow | undefined;
+  try {
+    updated = await updateRepository(database.db, repository.id, {
+      ...(rename !== undefined ? { name: rename, lower_name: rename.toLowerCase() } : {}),
+      ...(edit.description !== undefined ? { description: edit.description } : {}),
+      ...(edit.website !== undefined ? { website: edit.website } : {}),
+      ...(edit.private !== undefined ? { is_private: edit.private } : {}),
+      ...(edit.default_branch !== undefined ? { default_branch: edit.default_branch } : {}),
+      ...(edit.archived !== undefined ? { is_archived: edit.archived } : {}),
+      ...(edit.template !== undefined ? { is_template: edit.template } : {}),
+      updated_at: toStoredTime(new Date(), database.dialect),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
+    throw error;
+  }
+  if (!updated) throw new NotFound("repository does not exist");
+  if (rename !== undefined) {
+    try {
+      await renameRepository(
+        storage.root,
+        { owner: owner.name, name: repository.name },
+        { owner: owner.name, name: rename },
+      );
+    } catch (error) {
+      await updateRepository(database.db, repository.id, {
+        name: repository.name,
+        lower_name: repository.lower_name,
+      });
+      throw error;
+    }
+  }
+  return updated;
+}
+
+/** Deletes the row, then the files: a repository never outlives its row on disk for long. */
+export async function deleteRepository(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+): Promise<void> {
+  requireAccess(context, ACCESS_OWNER);
+  await deleteRepositoryRow(database.db, context.repository.id);
+  await deleteRepositoryFiles(storage.root, context.owner.name, context.repository.name);
+}
+
+/**
+ * After a push: note whether the repository now has any ref, as lists show it; and when the first
+ * push brought no branch of the default name, make the branch it brought the default, as Gitea does.
+ */
+export async function notePush(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+): Promise<void> {
+  const path = repositoryFilesPath(storage, context);
+  const { repository } = context;
+  const empty = await isEmpty(path);
+  if (empty === readBool(repository.is_empty)) return;
+  const changes: { is_empty: boolean; default_branch?: string } = { is_empty: empty };
+  if (!empty && !(await getBranch(path, repository.default_branch))) {
+    const [first] = (await listBranches(path, { page: 1, limit: 1 })).branches;
+    if (first) {
+      await setDefaultBranch(path, first.name);
+      changes.default_branch = first.name;
+    }
+  }
+  await updateRepository(database.db, repository.id, changes);
+}
+
+export function repositoryFilesPath(storage: Storage, context: RepositoryContext): string {
+  return repositoryPath(storage.root, context.owner.name, context.repository.name);
+}
+
+export function isOrganization(account: AccountRow): boolean {
+  return account.type === ACCOUNT_ORGANIZATION;
+}
+
+export function isPrivate(repository: RepositoryRow): boolean {
+  return readBool(repository.is_private);
+}
