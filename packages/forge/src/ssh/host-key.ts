@@ -46,7 +46,7 @@ async function readIfPresent(path: string): Promise<string | undefined> {
 // one, and link() refuses to replace a key another process placed first.
 async function createHostKey(path: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const generated = ssh2.utils.generateKeyPairSync("ed25519", { comment: "anvil forge host key" });
+  const generated = generateParsableKey();
   const aside = `${path}.${randomBytes(6).toString("hex")}.tmp`;
   await writeFile(aside, generated.private, { mode: 0o600, flag: "wx" });
   try {
@@ -57,6 +57,15 @@ async function createHostKey(path: string): Promise<string> {
     return await readFile(path, "utf8");
   } finally {
     await unlink(aside);
+  }
+}
+
+// ssh2 drops a leading zero byte of the public key when it writes the OpenSSH format, so about one
+// generated Ed25519 key in 200 is one its own parser refuses; such a key is generated again.
+function generateParsableKey(): { private: string } {
+  for (;;) {
+    const generated = ssh2.utils.generateKeyPairSync("ed25519", { comment: "anvil forge host key" });
+    if (!(ssh2.utils.parseKey(generated.private) instanceof Error)) return generated;
   }
 }
 
