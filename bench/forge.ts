@@ -4,7 +4,8 @@
 // Environment: BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
 // BENCH_DATABASE (postgres://… to run on PostgreSQL; SQLite by default), BENCH_COMMITS (10000,
 // history of the cloned repository), BENCH_FORGE_NODE_OPTIONS (NODE_OPTIONS of the forge process
-// only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_SCENARIOS (letters of the API scenarios to
+// run, e.g. "a" to profile one; all by default).
 // The same file also runs the two reference servers, each in a process of its own:
 // `forge.ts --reference <database-url> <port>` and `forge.ts --http-backend <project-root> <port>`.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -14,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { connectDatabase, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
+import { connectDatabase, hashPassword, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
 import { freePort } from "@anvil/core/testing";
 import BetterSqlite3 from "better-sqlite3";
 import Fastify from "fastify";
@@ -25,7 +26,6 @@ import { migrations } from "../packages/forge/src/migrations/index.ts";
 import { updateRepository } from "../packages/forge/src/repositories/repos.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../packages/forge/src/schemas/tables.ts";
 import { createOrganization } from "../packages/forge/src/services/organizations.ts";
-import { hashPassword } from "../packages/forge/src/services/passwords.ts";
 import { createRepository } from "../packages/forge/src/services/repositories.ts";
 import { addTeamMember, createTeam } from "../packages/forge/src/services/teams.ts";
 import { createToken } from "../packages/forge/src/services/tokens.ts";
@@ -40,6 +40,7 @@ const commits = Number(process.env.BENCH_COMMITS || 10_000);
 const warmUpSeconds = Math.min(seconds, 3);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/forge.json");
 const forgeNodeOptions = process.env.BENCH_FORGE_NODE_OPTIONS;
+const chosenScenarios = process.env.BENCH_SCENARIOS || "abcd";
 
 const USERS = 1000;
 const ORGS = 200;
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
     );
 
     const api: ApiRow[] = [];
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => chosenScenarios.includes(s.name[1]))) {
       await checkTarget(scenario.target, scenario.check);
       // An unrecorded first run of each, so that neither is measured while its JIT warms up.
       await load(tool, scenario.target, spread, work, warmUpSeconds);

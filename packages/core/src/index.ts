@@ -1,3 +1,4 @@
+export * from "./auth/index.ts";
 export * from "./config/index.ts";
 export * from "./db/index.ts";
 export * from "./errors.ts";

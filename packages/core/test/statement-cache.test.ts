@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import BetterSqlite3 from "better-sqlite3";
+import { ReadBatch } from "../src/db/read-batch.ts";
 import { createStatementCache } from "../src/db/statement-cache.ts";
 
 test("the SQLite statement cache reuses statements and stays within its bound", () => {
   const sqlite = new BetterSqlite3(":memory:");
+  const batch = new ReadBatch(sqlite);
   const prepared: string[] = [];
   const realPrepare = sqlite.prepare.bind(sqlite);
   // Count real prepares on the real connection.
@@ -12,7 +14,7 @@ test("the SQLite statement cache reuses statements and stays within its bound", 
     prepared.push(sql);
     return realPrepare(sql);
   }) as typeof sqlite.prepare;
-  const cache = createStatementCache(sqlite, 2);
+  const cache = createStatementCache(sqlite, 2, batch);
   const a = cache.prepare("select 1 as a");
   assert.equal(cache.prepare("select 1 as a"), a, "the same SQL gets the same statement");
   cache.prepare("select 2 as b");

@@ -16,6 +16,8 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
+import { registerDirectSqlite } from "./prepared.ts";
+import { ReadBatch } from "./read-batch.ts";
 import { createStatementCache } from "./statement-cache.ts";
 
 export type DialectName = "sqlite" | "postgres";
@@ -113,11 +115,13 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
       sqlite.close();
       throw error;
     }
+    const batch = new ReadBatch(sqlite);
     const db = new Kysely<Tables>({
       dialect: new AnvilSqliteDialect({
-        database: createStatementCache(sqlite, options.statementCacheSize ?? 200),
+        database: createStatementCache(sqlite, options.statementCacheSize ?? 200, batch),
       }),
     });
+    registerDirectSqlite(db, sqlite, batch);
     return { dialect, db, close: () => db.destroy() };
   }
   const pool = new pg.Pool({

@@ -26,3 +26,4 @@ export {
   toStoredTime,
 } from "./dialect.ts";
 export { type MigrationReport, migrate, type NamedMigration } from "./migrator.ts";
+export { prepared } from "./prepared.ts";

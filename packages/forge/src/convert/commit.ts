@@ -1,4 +1,5 @@
 import type { Branch, Commit } from "../git/index.ts";
+import { link } from "./link.ts";
 import type { ApiUser } from "./user.ts";
 
 // Commits and branches as Gitea shows them. A commit's author and committer are the forge users
@@ -12,7 +13,7 @@ const NOT_SIGNED = {
 };
 
 function repoApiUrl(rootUrl: URL, fullName: string, rest: string): string {
-  return new URL(`api/v1/repos/${fullName}/${rest}`, rootUrl).href;
+  return link(rootUrl, `api/v1/repos/${fullName}/${rest}`);
 }
 
 export function toApiBranch(branch: Branch, fullName: string, rootUrl: URL, canPush: boolean) {
@@ -22,7 +23,7 @@ export function toApiBranch(branch: Branch, fullName: string, rootUrl: URL, canP
     commit: {
       id: commit.id,
       message: commit.message,
-      url: new URL(`${fullName}/commit/${commit.id}`, rootUrl).href,
+      url: link(rootUrl, `${fullName}/commit/${commit.id}`),
       author: { name: commit.author.name, email: commit.author.email, username: "" },
       committer: { name: commit.committer.name, email: commit.committer.email, username: "" },
       verification: NOT_SIGNED,
@@ -51,7 +52,7 @@ export function toApiCommit(
     url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
     sha: commit.id,
     created: commit.committer.date,
-    html_url: new URL(`${fullName}/commit/${commit.id}`, rootUrl).href,
+    html_url: link(rootUrl, `${fullName}/commit/${commit.id}`),
     commit: {
       url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
       author: commit.author,

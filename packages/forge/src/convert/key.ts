@@ -1,5 +1,6 @@
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { PublicKeyRow } from "../repositories/keys.ts";
+import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
 import { toApiUser } from "./user.ts";
 
@@ -7,7 +8,7 @@ export function toApiKey(key: PublicKeyRow, owner: AccountRow, viewer: AccountRo
   return {
     id: key.id,
     key: key.content,
-    url: new URL(`api/v1/user/keys/${key.id}`, rootUrl).href,
+    url: link(rootUrl, `api/v1/user/keys/${key.id}`),
     title: key.title,
     fingerprint: key.fingerprint,
     created_at: apiTime(key.created_at),

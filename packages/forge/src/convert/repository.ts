@@ -2,6 +2,7 @@ import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
 import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE } from "../services/access.ts";
+import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
 import { toApiUser } from "./user.ts";
 
@@ -28,7 +29,7 @@ export function toApiRepository(
   topics: string[],
 ) {
   const fullName = `${owner.name}/${repository.name}`;
-  const htmlUrl = new URL(fullName.split("/").map(encodeURIComponent).join("/"), urls.rootUrl).href;
+  const htmlUrl = link(urls.rootUrl, fullName.split("/").map(encodeURIComponent).join("/"));
   return {
     id: repository.id,
     owner: toApiUser(owner, viewer, urls.rootUrl),
@@ -42,9 +43,9 @@ export function toApiRepository(
     mirror: false,
     size: 0,
     language: "",
-    languages_url: new URL(`api/v1/repos/${fullName}/languages`, urls.rootUrl).href,
+    languages_url: link(urls.rootUrl, `api/v1/repos/${fullName}/languages`),
     html_url: htmlUrl,
-    url: new URL(`api/v1/repos/${fullName}`, urls.rootUrl).href,
+    url: link(urls.rootUrl, `api/v1/repos/${fullName}`),
     link: "",
     ssh_url: sshUrl(urls.ssh, owner.name, repository.name),
     clone_url: `${htmlUrl}.git`,

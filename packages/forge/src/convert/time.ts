@@ -2,6 +2,9 @@ import { readTime } from "@anvil/core";
 
 /** A stored time as Gitea writes it: RFC 3339 to the second, in UTC. */
 export function apiTime(value: string | Date): string {
+  // SQLite keeps times as toISOString() wrote them: only the milliseconds need to go.
+  if (typeof value === "string" && value.length === 24 && value.endsWith("Z"))
+    return `${value.slice(0, 19)}Z`;
   return readTime(value)
     .toISOString()
     .replace(/\.\d{3}Z$/, "Z");

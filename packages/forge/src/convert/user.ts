@@ -1,6 +1,7 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import { isAdmin } from "../services/accounts.ts";
+import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
 
 export interface ApiUser {
@@ -45,8 +46,8 @@ export function toApiUser(account: AccountRow, viewer: AccountRow | undefined, r
       viewer !== undefined && account.email !== ""
         ? account.email
         : `${account.lower_name}@noreply.${rootUrl.hostname}`,
-    avatar_url: new URL(`avatars/${encodeURIComponent(account.lower_name)}`, rootUrl).href,
-    html_url: new URL(encodeURIComponent(account.name), rootUrl).href,
+    avatar_url: link(rootUrl, `avatars/${encodeURIComponent(account.lower_name)}`),
+    html_url: link(rootUrl, encodeURIComponent(account.name)),
     language: "",
     is_admin: authed && isAdmin(account),
     last_login: authed && account.last_login_at ? apiTime(account.last_login_at) : ZERO_TIME,

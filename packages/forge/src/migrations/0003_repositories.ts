@@ -46,6 +46,13 @@ export const repositories: NamedMigration = {
       .on("repository")
       .columns(["is_private", "lower_name"])
       .execute();
+    // An owner's list filters on owner and visibility; without this index SQLite, lacking
+    // statistics, walks the visibility index instead (measured: 1.2 ms -> 30 µs a page).
+    await db.schema
+      .createIndex("repository_owner_visibility_name")
+      .on("repository")
+      .columns(["owner_id", "is_private", "lower_name"])
+      .execute();
     // The repositories a team reaches besides those of a team that includes them all.
     await db.schema
       .createTable("team_repo")

@@ -1,4 +1,4 @@
-import { containsText, countRows, type DialectName } from "@anvil/core";
+import { containsText, countRows, type DialectName, prepared } from "@anvil/core";
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { AccountTable, ForgeTables } from "../schemas/tables.ts";
 
@@ -6,12 +6,23 @@ export type AccountRow = Selectable<AccountTable>;
 export type NewAccount = Insertable<AccountTable>;
 export type AccountChanges = Updateable<AccountTable>;
 
-export function findAccountByName(db: Kysely<ForgeTables>, name: string): Promise<AccountRow | undefined> {
-  return db.selectFrom("account").selectAll().where("lower_name", "=", name.toLowerCase()).executeTakeFirst();
+// Both run on nearly every request: prepared once (see core's prepared.ts).
+const accountByName = prepared((db: Kysely<ForgeTables>, lowerName: string) =>
+  db.selectFrom("account").selectAll().where("lower_name", "=", lowerName),
+);
+const accountById = prepared((db: Kysely<ForgeTables>, id: number) =>
+  db.selectFrom("account").selectAll().where("id", "=", id),
+);
+
+export async function findAccountByName(
+  db: Kysely<ForgeTables>,
+  name: string,
+): Promise<AccountRow | undefined> {
+  return (await accountByName(db, name.toLowerCase()))[0];
 }
 
-export function findAccountById(db: Kysely<ForgeTables>, id: number): Promise<AccountRow | undefined> {
-  return db.selectFrom("account").selectAll().where("id", "=", id).executeTakeFirst();
+export async function findAccountById(db: Kysely<ForgeTables>, id: number): Promise<AccountRow | undefined> {
+  return (await accountById(db, id))[0];
 }
 
 /** The accounts with these ids, by id, in one query. */

@@ -1,20 +1,19 @@
-import { containsText, countRows, type DialectName, readBool } from "@anvil/core";
+import { containsText, countRows, type DialectName, prepared, readBool } from "@anvil/core";
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { ForgeTables, RepositoryTable } from "../schemas/tables.ts";
 
 export type RepositoryRow = Selectable<RepositoryTable>;
 
-export function findRepository(
+const repositoryByName = prepared((db: Kysely<ForgeTables>, ownerId: number, lowerName: string) =>
+  db.selectFrom("repository").selectAll().where("owner_id", "=", ownerId).where("lower_name", "=", lowerName),
+);
+
+export async function findRepository(
   db: Kysely<ForgeTables>,
   ownerId: number,
   name: string,
 ): Promise<RepositoryRow | undefined> {
-  return db
-    .selectFrom("repository")
-    .selectAll()
-    .where("owner_id", "=", ownerId)
-    .where("lower_name", "=", name.toLowerCase())
-    .executeTakeFirst();
+  return (await repositoryByName(db, ownerId, name.toLowerCase()))[0];
 }
 
 export function insertRepository(
@@ -138,13 +137,16 @@ export async function collaborationModes(
   return new Map(rows.map((row) => [row.repo_id, row.mode]));
 }
 
-export function findCollaboration(db: Kysely<ForgeTables>, repoId: number, accountId: number) {
-  return db
+const collaborationOn = prepared((db: Kysely<ForgeTables>, repoId: number, accountId: number) =>
+  db
     .selectFrom("collaboration")
     .selectAll()
     .where("repo_id", "=", repoId)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
+    .where("account_id", "=", accountId),
+);
+
+export async function findCollaboration(db: Kysely<ForgeTables>, repoId: number, accountId: number) {
+  return (await collaborationOn(db, repoId, accountId))[0];
 }
 
 export async function upsertCollaboration(
@@ -192,6 +194,16 @@ export async function listCollaborators(
 }
 
 /** Each repository's topics, by repository id, in one query. */
+const topicsByRepository = prepared((db: Kysely<ForgeTables>, repoId: number) =>
+  db.selectFrom("repo_topic").select("name").where("repo_id", "=", repoId).orderBy("name"),
+);
+
+/** One repository's topics, by name. */
+export async function topicsOfRepository(db: Kysely<ForgeTables>, repoId: number): Promise<string[]> {
+  return (await topicsByRepository(db, repoId)).map((row) => row.name);
+}
+
+/** The topics of several repositories, by repository id. */
 export async function topicsOf(db: Kysely<ForgeTables>, repoIds: number[]): Promise<Map<number, string[]>> {
   const topics = new Map<number, string[]>(repoIds.map((id) => [id, []]));
   if (repoIds.length === 0) return topics;
@@ -259,30 +271,34 @@ export async function teamGrants(
 }
 
 /** The modes of the account's teams that reach this one repository of this organization. */
+const teamModesOnRepository = prepared(
+  (db: Kysely<ForgeTables>, accountId: number, orgId: number, repoId: number) =>
+    db
+      .selectFrom("team")
+      .innerJoin("team_user", "team_user.team_id", "team.id")
+      .select("team.authorize")
+      .where("team_user.account_id", "=", accountId)
+      .where("team.org_id", "=", orgId)
+      .where((eb) =>
+        eb.or([
+          eb("team.includes_all_repositories", "=", true),
+          eb.exists(
+            eb
+              .selectFrom("team_repo")
+              .select("team_repo.repo_id")
+              .whereRef("team_repo.team_id", "=", "team.id")
+              .where("team_repo.repo_id", "=", repoId),
+          ),
+        ]),
+      ),
+);
+
 export async function teamModesOn(
   db: Kysely<ForgeTables>,
   accountId: number,
   repository: { id: number; owner_id: number },
 ): Promise<string[]> {
-  const rows = await db
-    .selectFrom("team")
-    .innerJoin("team_user", "team_user.team_id", "team.id")
-    .select("team.authorize")
-    .where("team_user.account_id", "=", accountId)
-    .where("team.org_id", "=", repository.owner_id)
-    .where((eb) =>
-      eb.or([
-        eb("team.includes_all_repositories", "=", true),
-        eb.exists(
-          eb
-            .selectFrom("team_repo")
-            .select("team_repo.repo_id")
-            .whereRef("team_repo.team_id", "=", "team.id")
-            .where("team_repo.repo_id", "=", repository.id),
-        ),
-      ]),
-    )
-    .execute();
+  const rows = await teamModesOnRepository(db, accountId, repository.owner_id, repository.id);
   return rows.map((row) => row.authorize);
 }
 

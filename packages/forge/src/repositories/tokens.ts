@@ -1,4 +1,4 @@
-import { countRows } from "@anvil/core";
+import { countRows, prepared } from "@anvil/core";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import type { AccessTokenTable, ForgeTables } from "../schemas/tables.ts";
 
@@ -11,8 +11,15 @@ export async function insertToken(
   return db.insertInto("access_token").values(token).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findTokenByHash(db: Kysely<ForgeTables>, hash: string): Promise<AccessTokenRow | undefined> {
-  return db.selectFrom("access_token").selectAll().where("token_hash", "=", hash).executeTakeFirst();
+const tokenByHash = prepared((db: Kysely<ForgeTables>, hash: string) =>
+  db.selectFrom("access_token").selectAll().where("token_hash", "=", hash),
+);
+
+export async function findTokenByHash(
+  db: Kysely<ForgeTables>,
+  hash: string,
+): Promise<AccessTokenRow | undefined> {
+  return (await tokenByHash(db, hash))[0];
 }
 
 export async function listTokens(

@@ -1,6 +1,7 @@
 import {
   BadRequest,
   type Database,
+  hashPassword,
   Invalid,
   isUniqueViolation,
   NotFound,
@@ -20,7 +21,6 @@ import { isInAnyOrganization } from "../repositories/organizations.ts";
 import { countOwnedRepositories } from "../repositories/repos.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
 import { checkAccountName, checkEmail } from "./names.ts";
-import { hashPassword } from "./passwords.ts";
 
 export type ForgeDatabase = Database<ForgeTables>;
 

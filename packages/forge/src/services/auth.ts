@@ -1,4 +1,4 @@
-import { Forbidden, NotFound, readBool, Unauthorized } from "@anvil/core";
+import { Forbidden, NotFound, readBool, Unauthorized, verifyPassword } from "@anvil/core";
 import {
   type AccountRow,
   findAccountById,
@@ -7,7 +7,6 @@ import {
 } from "../repositories/accounts.ts";
 import { ACCOUNT_USER } from "../schemas/tables.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
-import { verifyPassword } from "./passwords.ts";
 import { findToken } from "./tokens.ts";
 
 /** Who is calling: the account, how it proved it, and for a token what it may do. */

@@ -1,5 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
-import { BadRequest, isUniqueViolation, NotFound, readTime, toStoredTime } from "@anvil/core";
+import {
+  BadRequest,
+  generateTokenSecret,
+  hashToken,
+  isUniqueViolation,
+  NotFound,
+  readTime,
+  toStoredTime,
+} from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import {
   type AccessTokenRow,
@@ -18,10 +25,6 @@ const SECRET = /^[0-9a-f]{40}$/;
 // token was last used.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function hashToken(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
-}
-
 export function looksLikeToken(text: string): boolean {
   return SECRET.test(text);
 }
@@ -34,7 +37,7 @@ export async function createToken(
   const name = input.name.trim();
   if (name === "") throw new BadRequest("access token name is required");
   const scopes = normalizeScopes(input.scopes ?? []);
-  const secret = randomBytes(20).toString("hex");
+  const secret = generateTokenSecret();
   const now = toStoredTime(new Date(), database.dialect);
   try {
     const token = await insertToken(database.db, {

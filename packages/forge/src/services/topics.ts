@@ -1,5 +1,5 @@
 import { Invalid } from "@anvil/core";
-import { addTopic, deleteTopic, replaceTopics, topicsOf } from "../repositories/repos.ts";
+import { addTopic, deleteTopic, replaceTopics, topicsOfRepository } from "../repositories/repos.ts";
 import { ACCESS_ADMIN, ACCESS_READ } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { type RepositoryContext, requireAccess } from "./repositories.ts";
@@ -26,7 +26,7 @@ export async function repositoryTopics(
   context: RepositoryContext,
 ): Promise<string[]> {
   requireAccess(context, ACCESS_READ);
-  return (await topicsOf(database.db, [context.repository.id])).get(context.repository.id) ?? [];
+  return topicsOfRepository(database.db, context.repository.id);
 }
 
 export async function setTopics(

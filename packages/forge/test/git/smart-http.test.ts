@@ -343,7 +343,9 @@ describe("smart HTTP with the real git client", { timeout: 180_000 }, () => {
       await commitFile(work, "big.bin", randomBytes(2 * 1024 * 1024), "Too big");
       const push = await tryGit(work, ["push", "origin", "main"]);
       assert.notEqual(push.code, 0);
-      assert.match(push.stderr, /HTTP 413/);
+      // The 413 goes out as soon as the limit is passed; git, still sending, sees it or, when the
+      // connection closes first, only the cut.
+      assert.match(push.stderr, /HTTP 413|remote end hung up/);
       assert.equal(await refs(path), accepted);
       await waitFor(async () => (await processesIn(path)).length === 0);
       assert.deepEqual(await incomingObjects(path), []);

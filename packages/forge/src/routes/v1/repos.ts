@@ -7,6 +7,7 @@ import {
   type RepositoryQuery,
   type RepositoryRow,
   topicsOf,
+  topicsOfRepository,
 } from "../../repositories/repos.ts";
 import { CreateRepoOption, EditRepoOption, RepoParams, RepoSearchQuery } from "../../schemas/repos.ts";
 import { UsernameParams } from "../../schemas/users.ts";
@@ -71,14 +72,14 @@ export async function renderRepository(
   request: FastifyRequest,
   found: RepositoryContext,
 ) {
-  const topics = await topicsOf(context.database.db, [found.repository.id]);
+  const topics = await topicsOfRepository(context.database.db, found.repository.id);
   return toApiRepository(
     found.repository,
     found.owner,
     request.caller?.account,
     found.access,
     cloneUrls(context, request),
-    topics.get(found.repository.id) ?? [],
+    topics,
   );
 }
 

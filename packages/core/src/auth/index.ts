@@ -1,0 +1,2 @@
+export { hashPassword, verifyPassword } from "./passwords.ts";
+export { generateTokenSecret, hashToken } from "./tokens.ts";

@@ -1,0 +1,104 @@
+// prepared(): a query built once and kept results on SQLite must never answer from a stale
+// snapshot: not after this process writes, not after another connection commits, and inside a
+// transaction it reads that transaction's own rows.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Generated, Kysely } from "kysely";
+import { addIdColumn, createDb, type Database, prepared } from "../src/db/index.ts";
+import { forEachDatabase } from "../src/testing/index.ts";
+
+interface Tables {
+  tool: { id: Generated<number>; name: string; colour: string | null };
+}
+
+const toolByName = prepared((db: Kysely<Tables>, name: string) =>
+  db.selectFrom("tool").select(["name", "colour"]).where("name", "=", name),
+);
+const colourOf = async (db: Kysely<Tables>, name: string) => (await toolByName(db, name))[0]?.colour;
+
+forEachDatabase("prepared queries", (database) => {
+  let handle: Database<Tables>;
+  let other: Database<Tables>;
+  let db: Kysely<Tables>;
+  before(async () => {
+    handle = createDb<Tables>(database.url);
+    db = handle.db;
+    await addIdColumn(db.schema.createTable("tool"), handle.dialect)
+      .addColumn("name", "text", (c) => c.notNull().unique())
+      .addColumn("colour", "text")
+      .execute();
+    // A second connection to the same database, as another process would hold.
+    other = createDb<Tables>(database.url);
+  });
+  after(async () => {
+    await other.close();
+    await handle.close();
+  });
+
+  test("runs with its arguments, and again with others", async () => {
+    await db
+      .insertInto("tool")
+      .values([
+        { name: "hammer", colour: "red" },
+        { name: "saw", colour: "blue" },
+      ])
+      .execute();
+    assert.equal(await colourOf(db, "hammer"), "red");
+    assert.equal(await colourOf(db, "saw"), "blue");
+    assert.equal(await colourOf(db, "drill"), undefined);
+  });
+
+  test("a write by this connection is seen by the next read, in the same turn too", async () => {
+    assert.equal(await colourOf(db, "hammer"), "red");
+    await db.updateTable("tool").set({ colour: "green" }).where("name", "=", "hammer").execute();
+    assert.equal(await colourOf(db, "hammer"), "green");
+    await db.insertInto("tool").values({ name: "drill", colour: "black" }).execute();
+    assert.equal(await colourOf(db, "drill"), "black");
+  });
+
+  test("a commit by another connection is seen once the reading turn is over", async () => {
+    assert.equal(await colourOf(db, "saw"), "blue");
+    await other.db.updateTable("tool").set({ colour: "yellow" }).where("name", "=", "saw").execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await colourOf(db, "saw"), "yellow");
+  });
+
+  test("inside a transaction it reads that transaction's rows, and nothing of a rolled back one after", async () => {
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable("tool").set({ colour: "white" }).where("name", "=", "drill").execute();
+        assert.equal(await colourOf(trx, "drill"), "white");
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    assert.equal(await colourOf(db, "drill"), "black");
+  });
+
+  test("reads outside a transaction do not see its rows before it commits", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written = () => {};
+    const wrote = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const transaction = db.transaction().execute(async (trx) => {
+      await trx.updateTable("tool").set({ colour: "grey" }).where("name", "=", "drill").execute();
+      written();
+      await held;
+    });
+    await wrote;
+    const outside = colourOf(other.db, "drill");
+    assert.equal(await outside, "black");
+    release();
+    await transaction;
+    assert.equal(await colourOf(db, "drill"), "grey");
+  });
+
+  test("rows come back frozen, so no caller can change what others read", async () => {
+    const [row] = await toolByName(db, "hammer");
+    assert.ok(Object.isFrozen(row));
+  });
+});
