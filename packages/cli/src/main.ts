@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { addForgeAdminCommands } from "./forge-admin.ts";
+import { addInventoryAdminCommands } from "./inventory-admin.ts";
 import { addSettingOptions, type SettingFlag, settingFlags, settingKeys } from "./options.ts";
 import { databaseUrl, loadSettings } from "./settings.ts";
 
@@ -37,6 +38,11 @@ function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFl
   if (service === "forge") {
     for (const setting of ["ssh-port", "default-paging-num", "max-response-items"] as const)
       flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
+  } else {
+    flags.push({
+      key: "inventory.api-throttle-per-minute",
+      flag: short ? "--api-throttle-per-minute" : undefined,
+    });
   }
   return flags;
 }
@@ -87,6 +93,7 @@ function buildProgram(): Command {
       },
     );
     if (name === "forge") addForgeAdminCommands(group, load);
+    else addInventoryAdminCommands(group, load);
   }
 
   // Documented here for --help; the arguments are webhook's own flags, parsed by the hook runner.

@@ -28,7 +28,7 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
   };
   return name === "forge"
     ? createForge(config, { sshPort: settings["forge.ssh-port"] })
-    : createInventory(config);
+    : createInventory(config, { apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"] });
 }
 
 /** Starts the services in order; if one fails, the ones already started are closed again. */

@@ -115,6 +115,13 @@ export const settingsSpec = {
     accepts: atLeastOne,
   } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
+  "inventory.api-throttle-per-minute": {
+    type: "integer",
+    default: 120,
+    description:
+      "API requests per user per minute before 429 (Snipe-IT's API_THROTTLE_PER_MINUTE; 0: no limit)",
+    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+  } as ConfigKey<"integer">,
   "hooks.port": { type: "port", default: 9000, description: "hook runner HTTP port" } as ConfigKey<"port">,
   "hooks.files": {
     type: "list",

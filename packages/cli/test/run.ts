@@ -64,31 +64,35 @@ export async function waitFor<T>(
   }
 }
 
-/** Starts `anvil forge serve` on a free port of 127.0.0.1 and waits until it answers. */
-export async function startForge(
+type Served = { port: number; child: ChildProcess; finished: Promise<Finished> };
+
+/** Starts `anvil <service> serve` on a free port of 127.0.0.1 and waits until it answers. */
+async function startService(
+  service: "forge" | "inventory",
   dataDir: string,
-  extraArgs: string[] = [],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ port: number; child: ChildProcess; finished: Promise<Finished> }> {
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Served> {
   const port = await freePort();
   const started = startAnvil(
-    [
-      "forge",
-      "serve",
-      "--host",
-      "127.0.0.1",
-      "--data-dir",
-      dataDir,
-      "--port",
-      String(port),
-      "--ssh-port",
-      "0",
-      ...extraArgs,
-    ],
+    [service, "serve", "--host", "127.0.0.1", "--data-dir", dataDir, "--port", String(port), ...args],
     env,
   );
-  await waitFor("forge", async () =>
+  await waitFor(service, async () =>
     (await fetch(`http://127.0.0.1:${port}/api/healthz`)).ok ? true : undefined,
   );
   return { port, ...started };
+}
+
+/** The forge alone, without SSH. */
+export function startForge(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Served> {
+  return startService("forge", dataDir, ["--ssh-port", "0", ...extraArgs], env);
+}
+
+export function startInventory(dataDir: string, extraArgs: string[] = []): Promise<Served> {
+  return startService("inventory", dataDir, extraArgs, {});
 }

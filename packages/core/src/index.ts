@@ -4,6 +4,7 @@ export * from "./db/index.ts";
 export * from "./errors.ts";
 export * from "./http/index.ts";
 export * from "./log/index.ts";
+export { openMigratedDatabase } from "./migrated.ts";
 export {
   createHttpService,
   type DatabaseConfig,

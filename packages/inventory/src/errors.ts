@@ -1,4 +1,11 @@
-import type { ErrorBody, ErrorContext, HttpProblem, ValidationIssue } from "@anvil/core";
+import {
+  Conflict,
+  type ErrorBody,
+  type ErrorContext,
+  Forbidden,
+  type HttpProblem,
+  type ValidationIssue,
+} from "@anvil/core";
 
 // Snipe-IT's error responses (spec inventory-api.md §1.2, §2.3, §3): application failures are
 // HTTP 200 with the envelope `{status: "error", messages, payload: null}`, where messages is a
@@ -37,7 +44,13 @@ export function mapInventoryError(problem: HttpProblem, context: ErrorContext): 
       const { error } = problem;
       if (error.kind === "unauthorized")
         return { status: 401, body: { error: "Unauthorized or unauthenticated." } };
+      if (error instanceof ReadOnlyToken) return { status: 403, body: envelope(error.message) };
       if (error.kind === "forbidden") return { status: 403, body: { message: error.message } };
+      if (error instanceof Refused)
+        return {
+          status: strict(context) ? 409 : 200,
+          body: { status: "error", messages: error.message, payload: error.payload },
+        };
       const messages = Object.keys(error.details).length > 0 ? error.details : error.message;
       return { status: strict(context) ? STRICT_STATUS_OF_KIND[error.kind] : 200, body: envelope(messages) };
     }
@@ -61,5 +74,21 @@ export function mapInventoryError(problem: HttpProblem, context: ErrorContext): 
     case "unexpected":
       // Laravel's answer to an unhandled exception on a JSON request.
       return { status: 500, body: { message: "Server Error" } };
+  }
+}
+
+/** A read-only token asked to write (our second token tier, spec §1.2): answered in the envelope. */
+export class ReadOnlyToken extends Forbidden {
+  constructor() {
+    super("This token is read-only.");
+  }
+}
+
+/** A business rule refused the request, and Snipe-IT names the thing in the payload (`{asset: tag}`). */
+export class Refused extends Conflict {
+  readonly payload: unknown;
+  constructor(message: string, payload: unknown) {
+    super(message);
+    this.payload = payload;
   }
 }

@@ -2,10 +2,20 @@ import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/
 import { mapInventoryError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerHealth } from "./routes/health.ts";
+import { registerApiV1 } from "./routes/v1/index.ts";
+import type { InventoryTables } from "./schemas/tables.ts";
+
+export interface InventoryOptions {
+  /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE, default 120); 0 disables. */
+  apiThrottlePerMinute?: number;
+}
 
 /** The IT asset inventory with Snipe-IT's REST API v1. */
-export function createApp(config: ServiceConfig): HttpService {
-  return createHttpService({
+export function createApp(
+  config: ServiceConfig,
+  options: InventoryOptions = {},
+): HttpService<InventoryTables> {
+  return createHttpService<InventoryTables>({
     name: "inventory",
     config,
     migrationOwner: "inventory",
@@ -17,6 +27,9 @@ export function createApp(config: ServiceConfig): HttpService {
       version: "8.1.4",
       paths: ["/api/v1/openapi.json"],
     },
-    register: (app, database) => registerHealth(app, database),
+    register: async (app, database) => {
+      registerHealth(app, database);
+      await registerApiV1(app, database, { throttlePerMinute: options.apiThrottlePerMinute ?? 120 });
+    },
   });
 }

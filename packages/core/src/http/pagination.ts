@@ -39,13 +39,20 @@ export function offsetWindow(query: { limit?: unknown; offset?: unknown }, limit
 /**
  * `Link` (first/prev/next/last, as GitHub and Gitea send it) and `X-Total-Count` for a page of
  * `total` items, both exposed to browser clients through CORS. `url` is the request's public URL
- * (`request.publicUrl`, built on the root URL); its other query parameters are kept.
+ * (`request.publicUrl`, built on the root URL); its other query parameters are kept. The links
+ * name pages as the API's lists do: `page` and `limit`, or `offset` and `limit`.
  */
-export function paginationHeaders(url: URL, window: PageWindow, total: number): Record<string, string> {
+export function paginationHeaders(
+  url: URL,
+  window: PageWindow,
+  total: number,
+  style: "page" | "offset" = "page",
+): Record<string, string> {
   const lastPage = Math.max(1, Math.ceil(total / window.limit));
   const link = (page: number, rel: string) => {
     const target = new URL(url);
-    target.searchParams.set("page", String(page));
+    if (style === "page") target.searchParams.set("page", String(page));
+    else target.searchParams.set("offset", String((page - 1) * window.limit));
     target.searchParams.set("limit", String(window.limit));
     return `<${target.toString()}>; rel="${rel}"`;
   };

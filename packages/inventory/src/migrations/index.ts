@@ -1,4 +1,9 @@
 import type { NamedMigration } from "@anvil/core";
+import { people } from "./0001_people.ts";
+import { catalog } from "./0002_catalog.ts";
+import { activity } from "./0003_activity.ts";
+import { assets } from "./0004_assets.ts";
+import { items } from "./0005_items.ts";
 
-/** Every inventory migration, in order; each file is NNNN_name.ts. */
-export const migrations: readonly NamedMigration[] = [];
+/** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
+export const migrations: readonly NamedMigration[] = [people, catalog, activity, assets, items];

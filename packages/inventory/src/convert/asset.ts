@@ -1,0 +1,244 @@
+import type { AnyKysely } from "@anvil/core";
+import { namesOf, type Row } from "../repositories/records.ts";
+import { statusType } from "../resources/statuslabels.ts";
+import { type Caller, can } from "../services/permissions.ts";
+import { bool, date, datetime, escaped, money, related } from "./format.ts";
+
+// Snipe-IT's asset transformer (spec §7.3): rows → the asset object. Everything related to a page
+// of assets (models, labels, holders…) is loaded once for the page, not per row.
+
+/** The short holder type stored in assigned_type, and the class name Snipe-IT's clients send. */
+export const HOLDER_CLASSES = {
+  user: "App\\Models\\User",
+  location: "App\\Models\\Location",
+  asset: "App\\Models\\Asset",
+} as const;
+export type HolderType = keyof typeof HOLDER_CLASSES;
+
+/**
+ * The asset's custom field values, keyed by the field's display name. Always an object; `{}`
+ * until custom fields exist (the custom fields wave replaces this function).
+ */
+export function assetCustomFields(_row: Row): Record<string, unknown> {
+  return {};
+}
+
+interface Loaded {
+  models: Map<number, Row>;
+  labels: Map<number, Row>;
+  users: Map<number, Row>;
+  names: Record<string, ReadonlyMap<number, string>>;
+}
+
+function ids(rows: Row[], column: string): number[] {
+  return [...new Set(rows.map((row) => row[column]).filter((id) => id !== null && id !== undefined))].map(
+    Number,
+  );
+}
+
+function holderIds(rows: Row[], type: HolderType): number[] {
+  return ids(
+    rows.filter((row) => row.assigned_type === type),
+    "assigned_to",
+  );
+}
+
+async function byId(db: AnyKysely, table: string, wanted: number[], columns: string[]) {
+  if (wanted.length === 0) return new Map<number, Row>();
+  const rows = (await db.selectFrom(table).select(columns).where("id", "in", wanted).execute()) as Row[];
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
+async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
+  const [models, labels, users] = await Promise.all([
+    byId(db, "models", ids(rows, "model_id"), [
+      "id",
+      "name",
+      "model_number",
+      "category_id",
+      "manufacturer_id",
+      "eol",
+    ]),
+    byId(db, "status_labels", ids(rows, "status_id"), ["id", "name", "deployable", "pending", "archived"]),
+    byId(db, "users", holderIds(rows, "user"), [
+      "id",
+      "username",
+      "first_name",
+      "last_name",
+      "email",
+      "employee_num",
+    ]),
+  ]);
+  const modelRows = [...models.values()];
+  const lookups: Record<string, [string, unknown[]]> = {
+    category: ["categories", modelRows.map((model) => model.category_id)],
+    manufacturer: ["manufacturers", modelRows.map((model) => model.manufacturer_id)],
+    supplier: ["suppliers", ids(rows, "supplier_id")],
+    company: ["companies", ids(rows, "company_id")],
+    location: ["locations", [...ids(rows, "location_id"), ...ids(rows, "rtd_location_id")]],
+    created_by: ["users", ids(rows, "created_by")],
+    holder_location: ["locations", holderIds(rows, "location")],
+    holder_asset: ["assets", holderIds(rows, "asset")],
+  };
+  const names: Record<string, ReadonlyMap<number, string>> = {};
+  await Promise.all(
+    Object.entries(lookups).map(async ([key, [table, wanted]]) => {
+      names[key] = await namesOf(db, table, wanted);
+    }),
+  );
+  return { models, labels, users, names };
+}
+
+/** Whole months from one `YYYY-MM-DD` to another, as Carbon's diffInMonths counts them. */
+export function monthsBetween(from: string, to: string): number {
+  const [fy, fm, fd] = from.split("-").map(Number);
+  const [ty, tm, td] = to.split("-").map(Number);
+  let months = (ty - fy) * 12 + (tm - fm);
+  if (months > 0 && td < fd) months -= 1;
+  if (months < 0 && td > fd) months += 1;
+  return months;
+}
+
+/** `YYYY-MM-DD` plus a number of months (the day clamped to the month's end). */
+export function addMonths(day: string, months: number): string {
+  const [y, m, d] = day.split("-").map(Number);
+  const first = new Date(Date.UTC(y, m - 1 + months, 1));
+  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  first.setUTCDate(Math.min(d, last));
+  return first.toISOString().slice(0, 10);
+}
+
+/** Carbon's diffForHumans for a past or future day: "1 year ago", "3 days from now". */
+export function age(day: string | null, now = new Date()): string {
+  if (!day) return "";
+  const then = new Date(`${day.slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(then.getTime())) return "";
+  const seconds = Math.round((now.getTime() - then.getTime()) / 1000);
+  const span = Math.abs(seconds);
+  const units: [string, number][] = [
+    ["year", 365 * 86400],
+    ["month", 30 * 86400],
+    ["week", 7 * 86400],
+    ["day", 86400],
+    ["hour", 3600],
+    ["minute", 60],
+    ["second", 1],
+  ];
+  const [unit, size] = units.find(([, size]) => span >= size) ?? ["second", 1];
+  const count = Math.max(1, Math.floor(span / size));
+  return `${count} ${unit}${count === 1 ? "" : "s"} ${seconds >= 0 ? "ago" : "from now"}`;
+}
+
+function text(value: unknown): string {
+  return escaped((value as string | null) ?? "") ?? "";
+}
+
+function holderOf(row: Row, loaded: Loaded) {
+  if (row.assigned_to === null || row.assigned_to === undefined) return null;
+  const id = Number(row.assigned_to);
+  if (row.assigned_type === "user") {
+    const user = loaded.users.get(id);
+    if (!user) return null;
+    return {
+      id,
+      username: escaped(user.username as string),
+      name: escaped(`${user.first_name} ${user.last_name ?? ""}`.trim()),
+      first_name: escaped(user.first_name as string),
+      last_name: escaped(user.last_name as string | null),
+      email: escaped(user.email as string | null),
+      employee_number: escaped(user.employee_num as string | null),
+      type: "user",
+    };
+  }
+  const names = row.assigned_type === "location" ? loaded.names.holder_location : loaded.names.holder_asset;
+  const name = names.get(id);
+  return name === undefined ? null : { id, name: escaped(name), type: row.assigned_type };
+}
+
+/** Whether the asset may be checked out now: unassigned, not deleted, its label deployable. */
+export function availableForCheckout(row: Row, label: Row | undefined): boolean {
+  return (
+    (row.assigned_to === null || row.assigned_to === undefined) &&
+    row.deleted_at === null &&
+    label !== undefined &&
+    statusType(label) === "deployable"
+  );
+}
+
+function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unknown> {
+  const model = loaded.models.get(Number(row.model_id));
+  const label = loaded.labels.get(Number(row.status_id));
+  const assigned = row.assigned_to !== null && row.assigned_to !== undefined;
+  const deleted = row.deleted_at !== null;
+  const type = label ? statusType(label) : "undeployable";
+  const purchased = (row.purchase_date as string | null) ?? null;
+  const eolDate = (row.asset_eol_date as string | null) ?? null;
+  const warranty = row.warranty_months === null ? null : Number(row.warranty_months);
+  const canCheckout = availableForCheckout(row, label);
+  const may = (permission: string) => can(caller, `assets.${permission}`);
+  return {
+    id: row.id,
+    name: text(row.name),
+    asset_tag: text(row.asset_tag),
+    serial: text(row.serial),
+    model: related(row.model_id as number, new Map(model ? [[model.id, String(model.name)]] : [])),
+    byod: bool(row.byod as number),
+    requestable: bool(row.requestable as number),
+    model_number: model ? escaped(model.model_number as string | null) : null,
+    eol: eolDate && purchased ? `${monthsBetween(purchased, eolDate)} months` : null,
+    asset_eol_date: date(eolDate),
+    status_label: label
+      ? {
+          id: Number(label.id),
+          name: escaped(label.name as string),
+          status_type: type,
+          status_meta: assigned ? "deployed" : type,
+        }
+      : null,
+    category: related(model?.category_id as number | null, loaded.names.category),
+    manufacturer: related(model?.manufacturer_id as number | null, loaded.names.manufacturer),
+    supplier: related(row.supplier_id as number | null, loaded.names.supplier),
+    notes: escaped(row.notes as string | null),
+    order_number: escaped(row.order_number as string | null),
+    company: related(row.company_id as number | null, loaded.names.company),
+    location: related(row.location_id as number | null, loaded.names.location),
+    rtd_location: related(row.rtd_location_id as number | null, loaded.names.location),
+    image: null,
+    assigned_to: holderOf(row, loaded),
+    warranty_months: warranty === null ? null : `${warranty} months`,
+    warranty_expires: warranty !== null && purchased ? date(addMonths(purchased, warranty)) : null,
+    created_by: related(row.created_by as number | null, loaded.names.created_by),
+    created_at: datetime(row.created_at as string),
+    updated_at: datetime(row.updated_at as string),
+    last_audit_date: datetime(row.last_audit_date as string | null),
+    next_audit_date: date(row.next_audit_date as string | null),
+    deleted_at: datetime(row.deleted_at as string | null),
+    purchase_date: date(purchased),
+    age: age(purchased),
+    last_checkout: datetime(row.last_checkout as string | null),
+    last_checkin: datetime(row.last_checkin as string | null),
+    expected_checkin: date(row.expected_checkin as string | null),
+    purchase_cost: money(row.purchase_cost as string | null),
+    checkin_counter: Number(row.checkin_counter ?? 0),
+    checkout_counter: Number(row.checkout_counter ?? 0),
+    requests_counter: Number(row.requests_counter ?? 0),
+    user_can_checkout: canCheckout,
+    book_value: money(row.purchase_cost as string | null),
+    custom_fields: assetCustomFields(row),
+    available_actions: {
+      checkout: may("checkout") && canCheckout,
+      checkin: may("checkin") && assigned && !deleted,
+      clone: may("create"),
+      restore: may("delete") && deleted,
+      update: may("edit") && !deleted,
+      audit: may("audit") && !deleted,
+      delete: may("delete") && !assigned && !deleted,
+    },
+  };
+}
+
+/** Asset objects for a page of rows. */
+export async function presentAssets(db: AnyKysely, caller: Caller, rows: Row[]) {
+  const loaded = await load(db, rows);
+  return rows.map((row) => present(row, loaded, caller));
+}

@@ -1,0 +1,68 @@
+import { readBool, readTime } from "@anvil/core";
+
+// Snipe-IT's value formats in transformed objects (spec §5), with its default display settings:
+// dates `Y-m-d`, times `h:i A`, money `1,234.56`.
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#039;",
+};
+
+/** Free text as Snipe-IT prints it: HTML-escaped (PHP's e()); null stays null. */
+export function escaped(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+/** `{datetime: "2025-05-23 19:37:00", formatted: "2025-05-23 07:37 PM"}` (UTC), or null. */
+export function datetime(value: string | Date | null | undefined) {
+  if (value === null || value === undefined) return null;
+  const d = readTime(value);
+  const day = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  const hours = d.getUTCHours();
+  const clock = `${pad(hours % 12 === 0 ? 12 : hours % 12)}:${pad(d.getUTCMinutes())} ${hours < 12 ? "AM" : "PM"}`;
+  return {
+    datetime: `${day} ${pad(hours)}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`,
+    formatted: `${day} ${clock}`,
+  };
+}
+
+/** `{date: "2025-05-23", formatted: "2025-05-23"}`, or null. */
+export function date(value: string | Date | null | undefined) {
+  if (value === null || value === undefined || value === "") return null;
+  const text = value instanceof Date ? value.toISOString().slice(0, 10) : value.slice(0, 10);
+  return { date: text, formatted: text };
+}
+
+/** A timestamp as Laravel serializes a raw row: `2025-05-23T18:37:42.000000Z`. */
+export function isoTimestamp(value: string | Date | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return readTime(value)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+/** Money with two decimals and thousands separators, `1,234.50`; null when empty. */
+export function money(value: number | string | null | undefined): string | null {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  if (!Number.isFinite(n)) return null;
+  return n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+export function bool(value: boolean | number | null | undefined): boolean {
+  return value === null || value === undefined ? false : readBool(value);
+}
+
+/** A related record as `{id, name}`, or null. */
+export function related(id: number | null | undefined, names: ReadonlyMap<number, string>) {
+  if (id === null || id === undefined) return null;
+  const name = names.get(Number(id));
+  return name === undefined ? null : { id: Number(id), name: escaped(name) };
+}

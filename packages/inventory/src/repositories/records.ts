@@ -1,0 +1,128 @@
+import { type AnyKysely, containsText, countRows, type DialectName } from "@anvil/core";
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
+import type { ListParams } from "../services/listing.ts";
+
+// The queries every table-driven resource shares. Rows are plain records: each resource's
+// definition says which columns mean what.
+
+export type Row = Record<string, unknown> & { id: number };
+// biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time by the definition.
+export type AnySelect = SelectQueryBuilder<any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: as above.
+export type AnyExpressionBuilder = ExpressionBuilder<any, any>;
+
+export type Trashed = "without" | "with" | "only";
+
+export interface ListQuery {
+  table: string;
+  softDeletes: boolean;
+  trashed: Trashed;
+  /** Columns the search terms are looked for in (case-insensitive substring). */
+  searchColumns: readonly string[];
+  /** Exact-match filters: column -> value. */
+  filters: Record<string, unknown>;
+  /** A filter had a value no row can have: the list is empty, its total 0. */
+  matchesNothing?: boolean;
+  /** What a sort key orders by; a plain column when absent. */
+  sortExpression?: (sort: string) => Expression<unknown> | undefined;
+  /** Further conditions only one resource has. */
+  refine?: (query: AnySelect) => AnySelect;
+}
+
+function scoped(db: AnyKysely, table: string, softDeletes: boolean, trashed: Trashed): AnySelect {
+  let query: AnySelect = db.selectFrom(table).selectAll(table);
+  if (softDeletes && trashed === "without") query = query.where(`${table}.deleted_at`, "is", null);
+  if (softDeletes && trashed === "only") query = query.where(`${table}.deleted_at`, "is not", null);
+  return query;
+}
+
+/** One page of rows and the total before paging; an offset past the end gives no rows. */
+export async function listRecords(
+  db: AnyKysely,
+  dialect: DialectName,
+  spec: ListQuery,
+  params: ListParams,
+): Promise<{ total: number; rows: Row[] }> {
+  let query = scoped(db, spec.table, spec.softDeletes, spec.trashed);
+  if (spec.matchesNothing) query = query.where(sql<boolean>`1 = 0`);
+  for (const [column, value] of Object.entries(spec.filters))
+    query = query.where(`${spec.table}.${column}`, "=", value);
+  if (params.search.length > 0 && spec.searchColumns.length > 0) {
+    query = query.where((eb) =>
+      eb.or(
+        params.search.flatMap((term) =>
+          spec.searchColumns.map((column) =>
+            // Searchable numbers (a depreciation's months) are matched as text, as MySQL does.
+            containsText(dialect, sql`cast(${sql.ref(`${spec.table}.${column}`)} as text)`, term),
+          ),
+        ),
+      ),
+    );
+  }
+  if (spec.refine) query = spec.refine(query);
+  const total = await countRows(db, query);
+  const offset = Math.min(params.offset, total);
+  const orderBy = spec.sortExpression?.(params.sort) ?? sql.ref(`${spec.table}.${params.sort}`);
+  const rows = (await query
+    .orderBy(orderBy, params.order)
+    .orderBy(`${spec.table}.id`, params.order)
+    .limit(params.limit)
+    .offset(offset)
+    .execute()) as Row[];
+  return { total, rows };
+}
+
+export async function findRecord(
+  db: AnyKysely,
+  table: string,
+  id: number,
+  options: { softDeletes: boolean; trashed: Trashed },
+): Promise<Row | undefined> {
+  return (await scoped(db, table, options.softDeletes, options.trashed)
+    .where(`${table}.id`, "=", id)
+    .executeTakeFirst()) as Row | undefined;
+}
+
+export async function insertRecord(
+  db: AnyKysely,
+  table: string,
+  values: Record<string, unknown>,
+): Promise<Row> {
+  return (await db.insertInto(table).values(values).returningAll().executeTakeFirstOrThrow()) as Row;
+}
+
+export async function updateRecord(
+  db: AnyKysely,
+  table: string,
+  id: number,
+  changes: Record<string, unknown>,
+): Promise<Row> {
+  return (await db
+    .updateTable(table)
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as Row;
+}
+
+export async function deleteRecord(db: AnyKysely, table: string, id: number): Promise<void> {
+  await db.deleteFrom(table).where("id", "=", id).execute();
+}
+
+/** `{id -> name}` of the rows of `table` with these ids, deleted or not; users by full name, unnamed assets by tag. */
+export async function namesOf(
+  db: AnyKysely,
+  table: string,
+  ids: readonly unknown[],
+): Promise<Map<number, string>> {
+  const wanted = [...new Set(ids.filter((id) => id !== null && id !== undefined).map(Number))];
+  if (wanted.length === 0) return new Map();
+  const name =
+    table === "users"
+      ? sql<string>`trim(first_name || ' ' || coalesce(last_name, ''))`.as("name")
+      : table === "assets"
+        ? sql<string>`coalesce(nullif(name, ''), asset_tag)`.as("name")
+        : sql<string>`name`.as("name");
+  const rows = await db.selectFrom(table).select(["id", name]).where("id", "in", wanted).execute();
+  return new Map(rows.map((row) => [Number(row.id), String(row.name)]));
+}

@@ -1,0 +1,61 @@
+import type { Insertable, Selectable } from "kysely";
+import type { PersonalAccessTokenTable } from "../schemas/tables.ts";
+import type { Executor } from "../services/database.ts";
+import type { UserRow } from "../services/permissions.ts";
+
+export type TokenRow = Selectable<PersonalAccessTokenTable>;
+
+export function insertToken(db: Executor, token: Insertable<PersonalAccessTokenTable>): Promise<TokenRow> {
+  return db.insertInto("personal_access_tokens").values(token).returningAll().executeTakeFirstOrThrow();
+}
+
+export function listTokens(db: Executor, userId: number): Promise<TokenRow[]> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .orderBy("id")
+    .execute();
+}
+
+export async function deleteToken(db: Executor, userId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom("personal_access_tokens")
+    .where("user_id", "=", userId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The token with this hash and its user, when the user is not deleted. */
+export async function findTokenOwner(
+  db: Executor,
+  hash: string,
+): Promise<{ token: TokenRow; user: UserRow } | undefined> {
+  const token = await db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("token_hash", "=", hash)
+    .executeTakeFirst();
+  if (!token) return undefined;
+  const user = await db
+    .selectFrom("users")
+    .selectAll()
+    .where("id", "=", token.user_id)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return user ? { token, user } : undefined;
+}
+
+export async function touchToken(db: Executor, id: number, when: string | Date): Promise<void> {
+  await db.updateTable("personal_access_tokens").set({ last_used_at: when }).where("id", "=", id).execute();
+}
+
+export function groupPermissionsOf(db: Executor, userId: number): Promise<{ permissions: string }[]> {
+  return db
+    .selectFrom("users_groups")
+    .innerJoin("permission_groups", "permission_groups.id", "users_groups.group_id")
+    .select("permission_groups.permissions")
+    .where("users_groups.user_id", "=", userId)
+    .execute();
+}

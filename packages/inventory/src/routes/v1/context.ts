@@ -1,0 +1,59 @@
+import { type HttpServer, offsetWindow, paginationHeaders, Unauthorized } from "@anvil/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { RequestOrigin } from "../../services/activity.ts";
+import type { InventoryDatabase } from "../../services/database.ts";
+import { type ListParams, MAX_RESULTS } from "../../services/listing.ts";
+import { type Caller, requirePermission } from "../../services/permissions.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The inventory API's caller, set by its authentication hook (the forge's is `caller`). */
+    actor?: Caller;
+  }
+}
+
+/** What every /api/v1 route family is registered with. */
+export interface ApiContext {
+  app: HttpServer;
+  database: InventoryDatabase;
+}
+
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.actor) throw new Unauthorized();
+  return request.actor;
+}
+
+/** The caller, once they hold `permission` (e.g. `companies.view`); 403 otherwise. */
+export function authorized(request: FastifyRequest, permission: string): Caller {
+  const caller = callerOf(request);
+  requirePermission(caller, permission);
+  return caller;
+}
+
+export function originOf(request: FastifyRequest): RequestOrigin {
+  const agent = request.headers["user-agent"];
+  return { remoteIp: request.ip, userAgent: typeof agent === "string" ? agent : undefined };
+}
+
+/** Snipe-IT's write envelope (spec §2.3). */
+export function success(messages: unknown, payload: unknown = null) {
+  return { status: "success", messages, payload };
+}
+
+/** Snipe-IT's `{total, rows}`, with our Link and X-Total-Count headers (spec §26). */
+export function sendList(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Pick<ListParams, "limit" | "offset">,
+  page: { total: number; rows: unknown[] },
+) {
+  const window = offsetWindow(params, { defaultLimit: MAX_RESULTS, maxLimit: MAX_RESULTS });
+  reply.headers(paginationHeaders(request.publicUrl, window, page.total, "offset"));
+  return { total: page.total, rows: page.rows };
+}
+
+/** A path id as Snipe-IT's route binding reads it; anything else finds nothing. */
+export function idParam(request: FastifyRequest, name = "id"): number {
+  const value = (request.params as Record<string, string>)[name];
+  return /^\d+$/.test(value ?? "") ? Number(value) : Number.NaN;
+}

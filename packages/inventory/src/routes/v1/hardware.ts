@@ -1,0 +1,345 @@
+import { type AnyKysely, Invalid, NotFound } from "@anvil/core";
+import type { FastifyRequest } from "fastify";
+import { presentAssets } from "../../convert/asset.ts";
+import { listRecords, type Row } from "../../repositories/records.ts";
+import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
+import { statusType } from "../../resources/statuslabels.ts";
+import {
+  ASSET_NOT_FOUND_BY_ROUTE,
+  assetByTag,
+  assetsWhere,
+  auditAsset,
+  checkinAsset,
+  checkoutAsset,
+  deleteAsset,
+  dueFilter,
+  findAsset,
+  listAssets,
+  restoreAsset,
+} from "../../services/assets.ts";
+import { type CheckinOptions, type CheckoutOptions, checkinPayload } from "../../services/checkout.ts";
+import type { InventoryDatabase } from "../../services/database.ts";
+import { listParams } from "../../services/listing.ts";
+import type { Caller } from "../../services/permissions.ts";
+import { createResource, updateResource } from "../../services/resource.ts";
+import { bodySchema, validate } from "../../services/validation.ts";
+import { presentActivity } from "./activity.ts";
+import { type ApiContext, authorized, idParam, originOf, sendList, success } from "./context.ts";
+import { IdParams, ListQuery, rawRow } from "./resource.ts";
+
+// /hardware (spec §7): assets, their lookups by tag and serial, check-out, check-in, audit,
+// delete and restore. Each route checks its permission first, then hands over to services/assets.
+
+const tags = ["hardware"];
+
+export const CHECKOUT_RULES = {
+  checkout_to_type: "required|string|in:user,location,asset",
+  assigned_user: "nullable|integer",
+  assigned_location: "nullable|integer",
+  assigned_asset: "nullable|integer",
+  status_id: "nullable|integer|exists:status_labels",
+  checkout_at: "nullable|date",
+  expected_checkin: "nullable|date",
+  name: "nullable|string|max:255",
+  note: "nullable|string|max:65535",
+} as const;
+
+const CHECKIN_RULES = {
+  note: "nullable|string|max:65535",
+  name: "nullable|string|max:255",
+  update_default_location: "nullable|boolean",
+} as const;
+
+const AUDIT_RULES = {
+  note: "nullable|string|max:65535",
+  next_audit_date: "nullable|date",
+  update_location: "nullable|boolean",
+  location_id: "nullable|integer",
+} as const;
+
+export function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  const given = request.body;
+  return typeof given === "object" && given !== null && !Array.isArray(given)
+    ? (given as Record<string, unknown>)
+    : {};
+}
+
+function optionalId(value: unknown): number | undefined {
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+}
+
+/** A date or date-time as given; one without a zone is UTC, as the stored times are. */
+function utcInstant(text: string): Date {
+  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?$/.exec(text.trim());
+  const instant = new Date(local ? `${local[1]}T${local[2] ?? "00:00:00"}Z` : Date.parse(text));
+  return Number.isNaN(instant.getTime()) ? new Date(Date.parse(text)) : instant;
+}
+
+/** The check-out a request asks for, validated as Snipe-IT's AssetCheckoutRequest does. */
+export async function checkoutRequest(
+  db: AnyKysely,
+  input: Record<string, unknown>,
+): Promise<{ target: { type: "user" | "location" | "asset"; id: number }; options: CheckoutOptions }> {
+  const type = String(input.checkout_to_type ?? "").toLowerCase();
+  const rules: Record<string, string> = { ...CHECKOUT_RULES };
+  const messages: Record<string, string> = {};
+  if (type === "user" || type === "location" || type === "asset") {
+    rules[`assigned_${type}`] = "required|integer";
+    messages[`assigned_${type}.required`] =
+      `The assigned ${type} field is required when checkout to type is ${type}.`;
+  }
+  let values: Record<string, unknown> = {};
+  let errors: Record<string, string[]> = {};
+  try {
+    values = await validate(db, input, rules, messages);
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error;
+    errors = { ...error.details };
+  }
+  // The new label must be deployable; said with the other fields' messages.
+  const statusId = optionalId(input.status_id);
+  if (statusId !== undefined && errors.status_id === undefined) {
+    const label = await db
+      .selectFrom("status_labels")
+      .selectAll()
+      .where("id", "=", statusId)
+      .executeTakeFirst();
+    if (!label || statusType(label as Row) !== "deployable")
+      errors.status_id = ["The selected status id is invalid."];
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
+  const kind = type as "user" | "location" | "asset";
+  return {
+    target: { type: kind, id: values[`assigned_${kind}`] as number },
+    options: {
+      note: values.note as string | null | undefined,
+      checkoutAt: typeof values.checkout_at === "string" ? utcInstant(values.checkout_at) : undefined,
+      expectedCheckin: toDay(values.expected_checkin),
+      statusId: values.status_id as number | undefined,
+      name: values.name as string | null | undefined,
+    },
+  };
+}
+
+/** The check-in a request asks for; ids that are not ids are not applied (QUIRK: not validated). */
+export async function checkinRequest(db: AnyKysely, input: Record<string, unknown>): Promise<CheckinOptions> {
+  const values = await validate(db, input, CHECKIN_RULES);
+  let checkinAt: Date | undefined;
+  if (input.checkin_at !== undefined && input.checkin_at !== null && input.checkin_at !== "") {
+    const day = String(input.checkin_at);
+    const parsed = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T00:00:00Z` : day);
+    if (typeof input.checkin_at !== "string" || Number.isNaN(parsed))
+      throw new Invalid("The date field must be a valid date.");
+    // A day gets the time of day of the check-in.
+    const now = new Date();
+    checkinAt = /^\d{4}-\d{2}-\d{2}$/.test(day)
+      ? new Date(`${day}T${now.toISOString().slice(11)}`)
+      : new Date(parsed);
+  }
+  return {
+    note: values.note as string | null | undefined,
+    name: values.name as string | null | undefined,
+    statusId: optionalId(input.status_id),
+    locationId: optionalId(input.location_id),
+    updateDefaultLocation: values.update_default_location === true,
+    checkinAt,
+  };
+}
+
+export function registerHardware({ app, database }: ApiContext): void {
+  const db = () => database.db as AnyKysely;
+  const show = async (caller: Caller, row: Row) => (await presentAssets(db(), caller, [row]))[0];
+  const list = async (caller: Caller, rows: Row[]) => ({
+    total: rows.length,
+    rows: await presentAssets(db(), caller, rows),
+  });
+
+  app.get("/hardware", { schema: { tags, querystring: ListQuery } }, async (request, reply) => {
+    const caller = authorized(request, "assets.view");
+    const page = await listAssets(database, caller, request.query as Record<string, unknown>);
+    return sendList(request, reply, page.params, page);
+  });
+
+  for (const kind of ["audits", "audit", "checkins"] as const)
+    for (const when of ["due", "overdue", "due-or-overdue"] as const) {
+      const narrow = dueFilter(kind === "checkins" ? "checkins" : "audits", when);
+      app.get(
+        `/hardware/${kind}/${when}`,
+        { schema: { tags, querystring: ListQuery } },
+        async (request, reply) => {
+          const caller = authorized(request, "assets.view");
+          const page = await listAssets(database, caller, request.query as Record<string, unknown>, narrow);
+          return sendList(request, reply, page.params, page);
+        },
+      );
+    }
+
+  app.get("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
+    const caller = authorized(request, "assets.view");
+    return show(caller, await findAsset(db(), idParam(request)));
+  });
+
+  app.get("/hardware/bytag/*", { schema: { tags } }, async (request) => {
+    const caller = authorized(request, "assets.view");
+    const tag = (request.params as Record<string, string>)["*"];
+    const withDeleted = (request.query as Record<string, unknown>).deleted === "true";
+    const rows = await assetsWhere(db(), "asset_tag", tag, withDeleted);
+    if (rows.length === 0) throw new NotFound(ASSET_NOT_FOUND);
+    return withDeleted || rows.length > 1 ? list(caller, rows) : show(caller, rows[0]);
+  });
+
+  app.get("/hardware/byserial/*", { schema: { tags } }, async (request) => {
+    const caller = authorized(request, "assets.view");
+    const serial = (request.params as Record<string, string>)["*"];
+    const withDeleted = (request.query as Record<string, unknown>).deleted === "true";
+    const rows = await assetsWhere(db(), "serial", serial, withDeleted);
+    if (rows.length === 0) throw new NotFound(ASSET_NOT_FOUND);
+    return list(caller, rows);
+  });
+
+  app.get(
+    "/hardware/:id/history",
+    { schema: { tags, params: IdParams, querystring: ListQuery } },
+    async (request, reply) => {
+      authorized(request, "assets.view");
+      const asset = await findAsset(db(), idParam(request));
+      const params = listParams(request.query as Record<string, unknown>, {
+        allowed: ["id", "created_at"],
+        default: "created_at",
+      });
+      const page = await listRecords(
+        db(),
+        database.dialect,
+        {
+          table: "action_logs",
+          softDeletes: false,
+          trashed: "with",
+          searchColumns: ["action_type", "note"],
+          filters: {},
+          refine: (select) =>
+            select.where((eb) =>
+              eb.or([
+                eb.and([eb("item_type", "=", "asset"), eb("item_id", "=", asset.id)]),
+                eb.and([eb("target_type", "=", "asset"), eb("target_id", "=", asset.id)]),
+              ]),
+            ),
+        },
+        params,
+      );
+      return sendList(request, reply, params, {
+        total: page.total,
+        rows: await presentActivity(db(), page.rows),
+      });
+    },
+  );
+
+  const writeSchema = { tags, body: bodySchema(assets.rules) };
+  app.post("/hardware", { schema: writeSchema }, async (request) => {
+    const caller = authorized(request, "assets.create");
+    const row = await createResource(database, assets, caller, originOf(request), bodyOf(request));
+    return success(assets.messages.create, rawRow(await reread(database, row.id)));
+  });
+
+  const update = async (request: FastifyRequest) => {
+    const caller = authorized(request, "assets.edit");
+    const row = await updateResource(
+      database,
+      assets,
+      caller,
+      originOf(request),
+      idParam(request),
+      bodyOf(request),
+    );
+    return success(assets.messages.update, rawRow(await reread(database, row.id)));
+  };
+  app.patch("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
+  app.put("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
+
+  app.delete("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
+    const caller = authorized(request, "assets.delete");
+    await deleteAsset(database, caller, originOf(request), idParam(request));
+    return success(assets.messages.delete);
+  });
+
+  app.post("/hardware/:id/restore", { schema: { tags, params: IdParams } }, async (request) => {
+    const caller = authorized(request, "assets.delete");
+    const answer = await restoreAsset(database, caller, originOf(request), idParam(request));
+    // QUIRK kept: the message comes in the payload slot (spec §2.3).
+    return { status: answer.restored ? "success" : "error", messages: null, payload: answer.message };
+  });
+
+  const checkout = async (request: FastifyRequest, asset: Row) => {
+    const caller = authorized(request, "assets.checkout");
+    const { target, options } = await checkoutRequest(db(), bodyOf(request));
+    const row = await checkoutAsset(database, caller, originOf(request), asset.id, target, options);
+    return success("Asset checked out successfully.", { asset: row.asset_tag });
+  };
+  const checkin = async (request: FastifyRequest, asset: Row) => {
+    const caller = authorized(request, "assets.checkin");
+    const options = await checkinRequest(db(), bodyOf(request));
+    const row = await checkinAsset(database, caller, originOf(request), asset.id, options);
+    return success("Asset checked in successfully.", await checkinPayload(db(), row));
+  };
+  const live = async (request: FastifyRequest) => {
+    const row = await findAsset(db(), idParam(request), ASSET_NOT_FOUND_BY_ROUTE);
+    if (row.deleted_at !== null) throw new NotFound(ASSET_NOT_FOUND_BY_ROUTE);
+    return row;
+  };
+
+  app.post("/hardware/:id/checkout", { schema: { tags, params: IdParams } }, async (request) => {
+    authorized(request, "assets.checkout");
+    return checkout(request, await live(request));
+  });
+  app.post("/hardware/:id/checkin", { schema: { tags, params: IdParams } }, async (request) => {
+    authorized(request, "assets.checkin");
+    return checkin(request, await live(request));
+  });
+  app.post("/hardware/checkinbytag", { schema: { tags } }, async (request) => {
+    authorized(request, "assets.checkin");
+    const tag = String(bodyOf(request).asset_tag ?? "");
+    return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`));
+  });
+  // A tag may contain "/", so the action is the path's last segment.
+  app.post("/hardware/bytag/*", { schema: { tags } }, async (request, reply) => {
+    const path = (request.params as Record<string, string>)["*"];
+    const slash = path.lastIndexOf("/");
+    const [tag, action] = [path.slice(0, slash), path.slice(slash + 1)];
+    if (action === "checkout") {
+      authorized(request, "assets.checkout");
+      return checkout(request, await assetByTag(db(), tag, ASSET_NOT_FOUND_BY_ROUTE));
+    }
+    if (action === "checkin") {
+      authorized(request, "assets.checkin");
+      return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`));
+    }
+    return reply.callNotFound();
+  });
+
+  const audit = async (request: FastifyRequest, asset: Row) => {
+    const caller = authorized(request, "assets.audit");
+    const values = await validate(db(), bodyOf(request), AUDIT_RULES);
+    const payload = await auditAsset(database, caller, originOf(request), asset, {
+      note: values.note as string | null | undefined,
+      nextAuditDate: toDay(values.next_audit_date),
+      locationId: values.update_location === true ? optionalId(values.location_id) : undefined,
+    });
+    return success("Asset audit successfully logged.", payload);
+  };
+  app.post("/hardware/:id/audit", { schema: { tags, params: IdParams } }, async (request) => {
+    authorized(request, "assets.audit");
+    return audit(request, await live(request));
+  });
+  app.post("/hardware/audit", { schema: { tags } }, async (request) => {
+    authorized(request, "assets.audit");
+    return audit(
+      request,
+      await assetByTag(db(), String(bodyOf(request).asset_tag ?? ""), ASSET_NOT_FOUND_BY_ROUTE),
+    );
+  });
+}
+
+/** The row as stored after every write of its transaction (a check-out on creation changes it). */
+async function reread(database: InventoryDatabase, id: number): Promise<Row> {
+  return findAsset(database.db as AnyKysely, id);
+}

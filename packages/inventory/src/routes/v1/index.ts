@@ -1,0 +1,77 @@
+import { type HttpServer, Unauthorized } from "@anvil/core";
+import { ReadOnlyToken } from "../../errors.ts";
+import { RESOURCES } from "../../resources/index.ts";
+import type { InventoryDatabase } from "../../services/database.ts";
+import { throttle } from "../../services/throttle.ts";
+import { authenticate } from "../../services/tokens.ts";
+import { registerDraftHardware } from "../draft.ts";
+import { registerActivityReport } from "./activity.ts";
+import type { ApiContext } from "./context.ts";
+import { registerHardware } from "./hardware.ts";
+import { registerItemRoutes } from "./items.ts";
+import { registerMisc } from "./misc.ts";
+import { registerResource } from "./resource.ts";
+import { registerTokens } from "./tokens.ts";
+import { registerUserRoutes } from "./users.ts";
+
+export interface ApiOptions {
+  /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE); 0: no limit. */
+  throttlePerMinute: number;
+}
+
+const READS = new Set(["GET", "HEAD"]);
+
+function bearer(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1] : "";
+}
+
+// Route schemas document the API; Snipe-IT's Laravel rules (services/validation.ts) validate it,
+// so a request never fails on a JSON schema with messages Laravel would not give.
+const documentOnly = () => () => true;
+
+/** A route scope where every request is authenticated, rate-limited and held to its token's tier. */
+function guarded(scope: unknown, database: InventoryDatabase, options: ApiOptions): HttpServer {
+  const api = scope as unknown as HttpServer;
+  api.setValidatorCompiler(documentOnly);
+  api.decorateRequest("actor", undefined);
+  api.addHook("onRequest", async (request, reply) => {
+    const caller = await authenticate(database, bearer(request.headers.authorization));
+    if (!caller) throw new Unauthorized();
+    request.actor = caller;
+    if (options.throttlePerMinute > 0) {
+      const verdict = await throttle(database, caller.user.id, options.throttlePerMinute);
+      reply.header("x-ratelimit-limit", verdict.limit);
+      reply.header("x-ratelimit-remaining", verdict.remaining);
+      if (!verdict.allowed) {
+        reply.header("retry-after", verdict.retryAfter);
+        return reply.status(429).send({ status: "error", messages: "Too many requests", payload: null });
+      }
+    }
+    if (caller.readOnly && !READS.has(request.method)) throw new ReadOnlyToken();
+  });
+  return api;
+}
+
+/** Snipe-IT's REST API v1 under /api/v1: who the caller is, their rate, their token's tier, the routes. */
+export async function registerApiV1(app: HttpServer, database: InventoryDatabase, options: ApiOptions) {
+  await app.register(
+    async (scope) => {
+      const api = guarded(scope, database, options);
+      const context: ApiContext = { app: api, database };
+      registerMisc(context);
+      registerTokens(context);
+      for (const definition of RESOURCES) registerResource(context, definition);
+      registerHardware(context);
+      registerUserRoutes(context);
+      registerItemRoutes(context);
+      registerActivityReport(context);
+    },
+    { prefix: "/api/v1" },
+  );
+  // The seed's draft paths (spec §25), behind the same authentication.
+  await app.register(
+    async (scope) => registerDraftHardware({ app: guarded(scope, database, options), database }),
+    { prefix: "/api/hardware" },
+  );
+}

@@ -1,0 +1,66 @@
+import { readTime } from "@anvil/core";
+import { Type } from "typebox";
+import { datetime } from "../../convert/format.ts";
+import type { TokenRow } from "../../repositories/tokens.ts";
+import { createToken, listUserTokens, revokeToken } from "../../services/tokens.ts";
+import { validate } from "../../services/validation.ts";
+import { type ApiContext, callerOf, idParam } from "./context.ts";
+import { IdParams } from "./resource.ts";
+
+// /account/personal-access-tokens (spec §1.2). Snipe-IT gates them on `self.api`, which every
+// user it creates holds; tokens are for oneself only.
+
+const tags = ["account"];
+const TOKEN_RULES = { name: "required|string|max:255", read_only: "boolean" } as const;
+
+function presentToken(token: TokenRow) {
+  return {
+    id: token.id,
+    name: token.name,
+    read_only: Boolean(token.read_only),
+    created_at: datetime(token.created_at),
+    expires_at: datetime(token.expires_at),
+    last_used_at: datetime(token.last_used_at),
+    revoked: false,
+    expired: readTime(token.expires_at).getTime() <= Date.now(),
+  };
+}
+
+export function registerTokens({ app, database }: ApiContext): void {
+  const path = "/account/personal-access-tokens";
+  app.get(path, { schema: { tags } }, async (request) =>
+    (await listUserTokens(database, callerOf(request).user)).map(presentToken),
+  );
+
+  app.post(
+    path,
+    {
+      schema: {
+        tags,
+        body: Type.Object({
+          name: Type.String(),
+          read_only: Type.Optional(Type.Boolean({ description: "our addition: a token that may only read" })),
+        }),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const input = await validate(database.db, (request.body ?? {}) as Record<string, unknown>, TOKEN_RULES);
+      const { token, secret } = await createToken(database, caller.user, {
+        name: input.name as string,
+        readOnly: input.read_only === true,
+      });
+      return {
+        status: "success",
+        messages: "Token created successfully.",
+        payload: { id: token.id, token: secret, name: token.name },
+      };
+    },
+  );
+
+  app.delete(`${path}/:id`, { schema: { tags, params: IdParams } }, async (request, reply) => {
+    if (await revokeToken(database, callerOf(request).user, idParam(request)))
+      return reply.status(204).send();
+    return reply.status(404).send({ status: "error", messages: "404 endpoint not found", payload: null });
+  });
+}

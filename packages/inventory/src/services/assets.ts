@@ -1,0 +1,436 @@
+import {
+  type AnyKysely,
+  containsText,
+  Invalid,
+  isUniqueViolation,
+  NotFound,
+  toStoredTime,
+} from "@anvil/core";
+import { type Expression, type SqlBool, sql } from "kysely";
+import { presentAssets } from "../convert/asset.ts";
+import { type AnyExpressionBuilder, type AnySelect, listRecords, type Row } from "../repositories/records.ts";
+import { ASSET_NOT_FOUND, assets, holderType, RESTORE_MESSAGES, toDay } from "../resources/assets.ts";
+import { logAction, type RequestOrigin } from "./activity.ts";
+import {
+  type CheckinOptions,
+  type CheckoutOptions,
+  checkinWithin,
+  checkoutWithin,
+  lockedAsset,
+} from "./checkout.ts";
+import { type InventoryDatabase, storedNow } from "./database.ts";
+import { type ListParams, listParams } from "./listing.ts";
+import type { Caller } from "./permissions.ts";
+import type { WriteContext } from "./resource.ts";
+
+// Assets beyond the generic create/update (spec §7): their list with its many filters, lookups by
+// tag and serial, check-out, check-in, delete (checking in first), restore and audit.
+
+/** What routes that bind the asset by id answer when it does not exist (Snipe-IT's findOrFail). */
+export const ASSET_NOT_FOUND_BY_ROUTE = assets.notFound;
+/** Snipe-IT's defaults for how far ahead audits and expected check-ins count as due. */
+const AUDIT_WARNING_DAYS = 14;
+const DUE_CHECKIN_DAYS = 14;
+/** Months until the next audit when an audit does not say (Snipe-IT's audit_interval). */
+const AUDIT_INTERVAL_MONTHS = 12;
+
+const PLAIN_SORTS = [
+  "id",
+  "name",
+  "asset_tag",
+  "serial",
+  "last_checkout",
+  "last_checkin",
+  "notes",
+  "expected_checkin",
+  "order_number",
+  "image",
+  "created_at",
+  "updated_at",
+  "purchase_date",
+  "purchase_cost",
+  "last_audit_date",
+  "next_audit_date",
+  "warranty_months",
+  "checkout_counter",
+  "checkin_counter",
+  "requests_counter",
+  "byod",
+  "asset_eol_date",
+  "requestable",
+];
+
+/** `(select <name> from <table> where id = assets.<column>)`: a related row's name. */
+function nameOf(table: string, column: string, name = sql`name`): Expression<unknown> {
+  return sql`(select ${name} from ${sql.table(table)} as related where related.id = assets.${sql.ref(column)})`;
+}
+
+function throughModel(table: string, column: string, name = sql`related.name`): Expression<unknown> {
+  return sql`(select ${name} from ${sql.table(table)} as related join models as m on m.${sql.ref(
+    column,
+  )} = related.id where m.id = assets.model_id)`;
+}
+
+const USER_NAME = sql`related.first_name || ' ' || coalesce(related.last_name, '')`;
+
+/** Whom the asset is checked out to, by name. */
+const HOLDER_NAME = sql`(case assets.assigned_type
+  when 'user' then (select ${USER_NAME} from users as related where related.id = assets.assigned_to)
+  when 'location' then (select related.name from locations as related where related.id = assets.assigned_to)
+  when 'asset' then (select coalesce(related.name, related.asset_tag) from assets as related where related.id = assets.assigned_to)
+  end)`;
+
+const RELATION_SORTS: Record<string, Expression<unknown>> = {
+  model: nameOf("models", "model_id"),
+  model_number: nameOf("models", "model_id", sql`model_number`),
+  category: throughModel("categories", "category_id"),
+  manufacturer: throughModel("manufacturers", "manufacturer_id"),
+  company: nameOf("companies", "company_id"),
+  location: nameOf("locations", "location_id"),
+  rtd_location: nameOf("locations", "rtd_location_id"),
+  status_label: nameOf("status_labels", "status_id"),
+  supplier: nameOf("suppliers", "supplier_id"),
+  assigned_to: HOLDER_NAME,
+  created_by: nameOf("users", "created_by", sql`first_name`),
+};
+
+const SORTS = [...PLAIN_SORTS, ...Object.keys(RELATION_SORTS)];
+
+/** What the search looks in: the asset's own text and the names of everything related to it. */
+const SEARCHED: Expression<unknown>[] = [
+  ...["name", "asset_tag", "serial", "order_number", "purchase_cost", "notes", "purchase_date"].map(
+    (column) => sql`cast(assets.${sql.ref(column)} as text)`,
+  ),
+  ...Object.entries(RELATION_SORTS)
+    .filter(([key]) => key !== "created_by")
+    .map(([, expression]) => expression),
+  nameOf("models", "model_id", sql`cast(eol as text)`),
+  sql`(select related.username from users as related where assets.assigned_type = 'user' and related.id = assets.assigned_to)`,
+];
+
+const LABEL_TYPES: Record<string, Record<string, boolean>> = {
+  deployable: { deployable: true, pending: false, archived: false },
+  pending: { pending: true },
+  archived: { archived: true },
+  undeployable: { deployable: false, pending: false, archived: false },
+};
+
+/** Assets whose label is of this type. */
+function labelled(eb: AnyExpressionBuilder, type: string) {
+  return eb("assets.status_id", "in", (sub: AnyExpressionBuilder) => {
+    let labels = sub.selectFrom("status_labels").select("id");
+    for (const [flag, value] of Object.entries(LABEL_TYPES[type])) labels = labels.where(flag, "=", value);
+    return labels;
+  });
+}
+
+function strings(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((item): item is string => typeof item === "string" && item !== "");
+}
+
+/** Ids from a filter's value(s); `null` when a value is not an id (no row matches it). */
+function idsOf(values: string[]): number[] | null {
+  const ids = values.flatMap((value) => value.split(",")).map((value) => value.trim());
+  return ids.every((id) => /^\d+$/.test(id)) ? ids.map(Number) : null;
+}
+
+function refineList(select: AnySelect, query: Record<string, unknown>, params: ListParams, dialect: string) {
+  let q = select;
+  const none = () => q.where(sql<SqlBool>`1 = 0`);
+  const idFilter = (values: string[], apply: (ids: number[]) => AnySelect) => {
+    if (values.length === 0) return;
+    const ids = idsOf(values);
+    q = ids ? apply(ids) : none();
+  };
+  for (const column of ["status_id", "company_id", "location_id", "rtd_location_id", "supplier_id"])
+    idFilter(strings(query[column]), (ids) => q.where(`assets.${column}`, "in", ids));
+  idFilter([...strings(query.model_id), ...strings(query["model_id[]"])], (ids) =>
+    q.where("assets.model_id", "in", ids),
+  );
+  for (const column of ["category_id", "manufacturer_id", "depreciation_id"])
+    idFilter(strings(query[column]), (ids) =>
+      q.where("assets.model_id", "in", (eb: AnyExpressionBuilder) =>
+        eb.selectFrom("models").select("id").where(column, "in", ids),
+      ),
+    );
+  for (const column of ["asset_tag", "serial", "order_number"]) {
+    const [value] = strings(query[column]);
+    if (value !== undefined) q = q.where(`assets.${column}`, "=", value);
+  }
+  const [eol] = strings(query.asset_eol_date);
+  if (eol !== undefined)
+    q = /^\d{4}-\d{2}-\d{2}$/.test(eol) ? q.where("assets.asset_eol_date", "=", eol) : none();
+  const [byod] = strings(query.byod);
+  if (byod !== undefined) q = q.where("assets.byod", "=", byod === "1" || byod === "true");
+  if (query.requestable === "true" || query.requestable === "1") q = q.where("assets.requestable", "=", true);
+  const [assignedTo] = strings(query.assigned_to);
+  const [assignedType] = strings(query.assigned_type);
+  if (assignedTo !== undefined && assignedType !== undefined) {
+    const type = holderType(assignedType);
+    q =
+      type && /^\d+$/.test(assignedTo)
+        ? q.where("assets.assigned_to", "=", Number(assignedTo)).where("assets.assigned_type", "=", type)
+        : none();
+  }
+
+  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
+  if (status === "rtd")
+    q = q.where("assets.assigned_to", "is", null).where((eb) => labelled(eb, "deployable"));
+  else if (status === "deployed") q = q.where("assets.assigned_to", "is not", null);
+  else if (status === "pending" || status === "undeployable" || status === "archived")
+    q = q.where((eb) => labelled(eb, status));
+  else if (status === "requestable")
+    q = q.where("assets.requestable", "=", true).where((eb) => labelled(eb, "deployable"));
+  else if (status === "byod") q = q.where("assets.byod", "=", true);
+  else if (status !== "deleted" && strings(query.status_id).length === 0)
+    // Archived assets only show when asked for (setting show_archived_in_list, default off).
+    q = q.where((eb) => eb.not(labelled(eb, "archived")));
+
+  if (params.search.length > 0)
+    q = q.where((eb) =>
+      eb.or(
+        params.search.flatMap((term) =>
+          SEARCHED.map((expression) => containsText(dialect as "sqlite" | "postgres", expression, term)),
+        ),
+      ),
+    );
+  return q;
+}
+
+export async function listAssets(
+  database: InventoryDatabase,
+  caller: Caller,
+  query: Record<string, unknown>,
+  narrow?: (select: AnySelect) => AnySelect,
+) {
+  const params = listParams(query, { allowed: SORTS, default: "created_at" });
+  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
+  const db = database.db as AnyKysely;
+  const page = await listRecords(
+    db,
+    database.dialect,
+    {
+      table: "assets",
+      softDeletes: true,
+      trashed: status === "deleted" ? "only" : "without",
+      searchColumns: [],
+      filters: {},
+      refine: (select) => {
+        const refined = refineList(select, query, params, database.dialect);
+        return narrow ? narrow(refined) : refined;
+      },
+      sortExpression: (sort) => RELATION_SORTS[sort],
+    },
+    params,
+  );
+  return { total: page.total, rows: await presentAssets(db, caller, page.rows), params };
+}
+
+/** Assets whose audit (or expected check-in) is due soon, overdue, or either (spec §7.1). */
+export function dueFilter(
+  kind: "audits" | "checkins",
+  when: "due" | "overdue" | "due-or-overdue",
+): (select: AnySelect) => AnySelect {
+  const column = kind === "audits" ? "assets.next_audit_date" : "assets.expected_checkin";
+  const days = kind === "audits" ? AUDIT_WARNING_DAYS : DUE_CHECKIN_DAYS;
+  return (select) => {
+    // Days are computed per request: a process runs across midnights.
+    const today = new Date().toISOString().slice(0, 10);
+    const horizon = new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    let dated = select.where(column, "is not", null);
+    if (kind === "checkins") dated = dated.where("assets.assigned_to", "is not", null);
+    if (when === "due") return dated.where(column, ">=", today).where(column, "<=", horizon);
+    if (when === "overdue") return dated.where(column, "<", today);
+    return dated.where(column, "<=", horizon);
+  };
+}
+
+/** One asset by id, deleted or not. */
+export async function findAsset(db: AnyKysely, id: number, message = ASSET_NOT_FOUND): Promise<Row> {
+  const row = Number.isSafeInteger(id)
+    ? ((await db.selectFrom("assets").selectAll().where("id", "=", id).executeTakeFirst()) as Row | undefined)
+    : undefined;
+  if (!row) throw new NotFound(message);
+  return row;
+}
+
+/** Assets whose `column` is exactly `value`; deleted ones too when asked. */
+export async function assetsWhere(
+  db: AnyKysely,
+  column: "asset_tag" | "serial",
+  value: string,
+  withDeleted: boolean,
+): Promise<Row[]> {
+  return (await db
+    .selectFrom("assets")
+    .selectAll()
+    .where(column, "=", value)
+    .$if(!withDeleted, (q) => q.where("deleted_at", "is", null))
+    .orderBy("id")
+    .execute()) as Row[];
+}
+
+/** The undeleted asset with this tag. */
+export async function assetByTag(db: AnyKysely, tag: string, message: string): Promise<Row> {
+  const [row] = await assetsWhere(db, "asset_tag", tag, false);
+  if (!row) throw new NotFound(message);
+  return row;
+}
+
+async function inTransaction<T>(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  work: (context: WriteContext) => Promise<T>,
+): Promise<T> {
+  return (database.db as AnyKysely)
+    .transaction()
+    .execute((trx) => work({ database, trx: trx as AnyKysely, caller, origin }));
+}
+
+/** The undeleted asset, read inside the transaction (locked on PostgreSQL). */
+async function liveAsset(context: WriteContext, id: number, message: string): Promise<Row> {
+  const row = Number.isSafeInteger(id) ? await lockedAsset(context, id) : undefined;
+  if (!row || row.deleted_at !== null) throw new NotFound(message);
+  return row;
+}
+
+export async function checkoutAsset(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+  target: Parameters<typeof checkoutWithin>[2],
+  options: CheckoutOptions,
+): Promise<Row> {
+  return inTransaction(database, caller, origin, async (context) =>
+    checkoutWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), target, options),
+  );
+}
+
+export async function checkinAsset(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+  options: CheckinOptions,
+): Promise<Row> {
+  return inTransaction(database, caller, origin, async (context) =>
+    checkinWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), options),
+  );
+}
+
+/** Soft-deletes an asset, checking it in first when it is out (spec §7.7). */
+export async function deleteAsset(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+): Promise<void> {
+  await inTransaction(database, caller, origin, async (context) => {
+    const asset = await liveAsset(context, id, ASSET_NOT_FOUND);
+    if (asset.assigned_to !== null) await checkinWithin(context, asset, {});
+    const now = storedNow(database.dialect);
+    await context.trx
+      .updateTable("assets")
+      .set({ deleted_at: now, updated_at: now })
+      .where("id", "=", id)
+      .execute();
+    await logAction(context.trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "delete",
+      item: { type: "asset", id },
+      origin,
+    });
+  });
+}
+
+/** Undeletes an asset; the answer says whether it was, in Snipe-IT's words (spec §7.7). */
+export async function restoreAsset(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+): Promise<{ restored: boolean; message: string }> {
+  const restore = RESTORE_MESSAGES;
+  try {
+    return await inTransaction(database, caller, origin, async (context) => {
+      const asset = await findAsset(context.trx, id, ASSET_NOT_FOUND_BY_ROUTE);
+      if (asset.deleted_at === null) return { restored: false, message: restore.notDeleted };
+      await context.trx
+        .updateTable("assets")
+        .set({ deleted_at: null, updated_at: storedNow(database.dialect) })
+        .where("id", "=", id)
+        .execute();
+      await logAction(context.trx, database.dialect, {
+        createdBy: caller.user.id,
+        actionType: "restore",
+        item: { type: "asset", id },
+        origin,
+      });
+      return { restored: true, message: restore.success };
+    });
+  } catch (error) {
+    // Another undeleted asset took its tag meanwhile.
+    if (isUniqueViolation(error)) return { restored: false, message: restore.tagTaken };
+    throw error;
+  }
+}
+
+export interface AuditInput {
+  note?: string | null;
+  nextAuditDate?: string | null;
+  locationId?: number;
+}
+
+/** Records an audit of the asset: when it was seen, where, and when it is next due. */
+export async function auditAsset(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  asset: Row,
+  input: AuditInput,
+) {
+  return inTransaction(database, caller, origin, async (context) => {
+    const now = new Date();
+    const next =
+      input.nextAuditDate ??
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + AUDIT_INTERVAL_MONTHS, now.getUTCDate()))
+        .toISOString()
+        .slice(0, 10);
+    const changes: Record<string, unknown> = {
+      last_audit_date: toStoredTime(now, database.dialect),
+      next_audit_date: next,
+      updated_at: toStoredTime(now, database.dialect),
+    };
+    if (input.locationId !== undefined) {
+      const found = await context.trx
+        .selectFrom("locations")
+        .select("id")
+        .where("id", "=", input.locationId)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+      if (!found)
+        throw new Invalid("The given data was invalid.", {
+          location_id: ["The selected location id is invalid."],
+        });
+      changes.location_id = input.locationId;
+    }
+    await context.trx.updateTable("assets").set(changes).where("id", "=", asset.id).execute();
+    await logAction(context.trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "audit",
+      item: { type: "asset", id: asset.id },
+      note: input.note ?? null,
+      locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
+      origin,
+    });
+    return {
+      id: asset.id,
+      asset_tag: asset.asset_tag,
+      note: input.note ?? null,
+      next_audit_date: toDay(next),
+    };
+  });
+}

@@ -1,0 +1,206 @@
+import { type AnyKysely, claimed, forUpdate, toStoredTime } from "@anvil/core";
+import { sql } from "kysely";
+import { availableForCheckout, type HolderType } from "../convert/asset.ts";
+import { Refused } from "../errors.ts";
+import type { AnyExpressionBuilder, Row } from "../repositories/records.ts";
+import { logAction } from "./activity.ts";
+import { storedNow } from "./database.ts";
+import type { WriteContext } from "./resource.ts";
+
+// Checking an asset out and in (spec §7.5, §7.6, §24). A check-out is a claim: the UPDATE only
+// changes a row that is still free, undeleted and deployable, and the number of rows it changed
+// decides who won; its log entry is written by the same transaction, so exactly one request gets
+// both the asset and the entry however many race.
+
+export const NOT_AVAILABLE = "That asset is not available for checkout!";
+export const ALREADY_CHECKED_IN = "That asset is already checked in.";
+
+const TARGET_TABLES: Record<HolderType, string> = { user: "users", location: "locations", asset: "assets" };
+
+export interface CheckoutOptions {
+  note?: string | null;
+  /** When the asset left (last_checkout); now when absent. */
+  checkoutAt?: Date;
+  expectedCheckin?: string | null;
+  /** A deployable label replacing the asset's. */
+  statusId?: number;
+  /** A new name for the asset. */
+  name?: string | null;
+}
+
+export interface CheckinOptions {
+  note?: string | null;
+  checkinAt?: Date;
+  statusId?: number;
+  name?: string | null;
+  /** Where the asset is now; its default location when absent. */
+  locationId?: number;
+  /** Whether locationId also becomes the default location. */
+  updateDefaultLocation?: boolean;
+}
+
+/** The asset row as the transaction may change it: locked on PostgreSQL until the transaction ends. */
+export async function lockedAsset(context: WriteContext, id: number): Promise<Row | undefined> {
+  return (await context.trx
+    .selectFrom("assets")
+    .selectAll()
+    .where("id", "=", id)
+    .$call(forUpdate(context.database.dialect))
+    .executeTakeFirst()) as Row | undefined;
+}
+
+async function labelOf(trx: AnyKysely, id: unknown): Promise<Row | undefined> {
+  return (await trx
+    .selectFrom("status_labels")
+    .selectAll()
+    .where("id", "=", Number(id))
+    .executeTakeFirst()) as Row | undefined;
+}
+
+/** The target row, if it exists, is not deleted and is not the asset itself. */
+async function targetOf(trx: AnyKysely, asset: Row, type: HolderType, id: number): Promise<Row | undefined> {
+  if (type === "asset" && id === asset.id) return undefined;
+  return (await trx
+    .selectFrom(TARGET_TABLES[type])
+    .selectAll()
+    .where("id", "=", id)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst()) as Row | undefined;
+}
+
+/** Checks `asset` out to the target inside the caller's transaction; throws Refused when it may not. */
+export async function checkoutWithin(
+  context: WriteContext,
+  asset: Row,
+  target: { type: HolderType; id: number },
+  options: CheckoutOptions,
+): Promise<Row> {
+  const { trx } = context;
+  const tag = asset.asset_tag as string;
+  if (!availableForCheckout(asset, await labelOf(trx, asset.status_id)))
+    throw new Refused(NOT_AVAILABLE, { asset: tag });
+  const holder = await targetOf(trx, asset, target.type, target.id);
+  if (!holder)
+    throw new Refused(`Checkout target for asset ${tag} is invalid - ${target.type} does not exist.`, {
+      asset: { id: asset.id, asset_tag: tag },
+      target_id: target.id,
+      target_type: target.type,
+    });
+  // The asset goes where its holder is.
+  const locationId = target.type === "location" ? holder.id : ((holder.location_id as number | null) ?? null);
+  const now = storedNow(context.database.dialect);
+  const changes: Record<string, unknown> = {
+    assigned_to: target.id,
+    assigned_type: target.type,
+    location_id: locationId,
+    last_checkout: options.checkoutAt ? toStoredTime(options.checkoutAt, context.database.dialect) : now,
+    expected_checkin: options.expectedCheckin ?? null,
+    checkout_counter: sql`checkout_counter + 1`,
+    updated_at: now,
+  };
+  if (options.statusId !== undefined) changes.status_id = options.statusId;
+  if (options.name !== undefined) changes.name = options.name;
+  const result = await trx
+    .updateTable("assets")
+    .set(changes)
+    .where("id", "=", asset.id)
+    .where("assigned_to", "is", null)
+    .where("deleted_at", "is", null)
+    .where("status_id", "in", (eb: AnyExpressionBuilder) =>
+      eb
+        .selectFrom("status_labels")
+        .select("id")
+        .where("deployable", "=", true)
+        .where("pending", "=", false)
+        .where("archived", "=", false),
+    )
+    .executeTakeFirst();
+  if (!claimed(result)) throw new Refused(NOT_AVAILABLE, { asset: tag });
+  // Assets checked out to this one travel with it.
+  await trx
+    .updateTable("assets")
+    .set({ location_id: locationId })
+    .where("assigned_type", "=", "asset")
+    .where("assigned_to", "=", asset.id)
+    .execute();
+  await logAction(trx, context.database.dialect, {
+    createdBy: context.caller.user.id,
+    actionType: "checkout",
+    item: { type: "asset", id: asset.id },
+    target,
+    note: options.note ?? null,
+    locationId,
+    origin: context.origin,
+  });
+  return (await trx
+    .selectFrom("assets")
+    .selectAll()
+    .where("id", "=", asset.id)
+    .executeTakeFirstOrThrow()) as Row;
+}
+
+/** What check-in answers carry: the asset's tag and its model's name and number. */
+export async function checkinPayload(trx: AnyKysely, asset: Row) {
+  const model = await trx
+    .selectFrom("models")
+    .select(["name", "model_number"])
+    .where("id", "=", Number(asset.model_id))
+    .executeTakeFirst();
+  return {
+    asset_tag: asset.asset_tag,
+    model: model?.name ?? null,
+    model_number: model?.model_number ?? null,
+  };
+}
+
+async function existing(trx: AnyKysely, table: string, id: number | undefined): Promise<boolean> {
+  if (id === undefined) return false;
+  return (await trx.selectFrom(table).select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+}
+
+/** Checks `asset` in inside the caller's transaction; throws Refused when it is not checked out. */
+export async function checkinWithin(
+  context: WriteContext,
+  asset: Row,
+  options: CheckinOptions,
+): Promise<Row> {
+  const { trx } = context;
+  if (asset.assigned_to === null) throw new Refused(ALREADY_CHECKED_IN, await checkinPayload(trx, asset));
+  const now = storedNow(context.database.dialect);
+  // Snipe-IT does not validate these (QUIRK); an id that names nothing is not applied.
+  const location = (await existing(trx, "locations", options.locationId)) ? options.locationId : undefined;
+  const changes: Record<string, unknown> = {
+    assigned_to: null,
+    assigned_type: null,
+    expected_checkin: null,
+    last_checkin: options.checkinAt ? toStoredTime(options.checkinAt, context.database.dialect) : now,
+    location_id: location ?? asset.rtd_location_id ?? null,
+    checkin_counter: sql`checkin_counter + 1`,
+    updated_at: now,
+  };
+  if (location !== undefined && options.updateDefaultLocation) changes.rtd_location_id = location;
+  if (await existing(trx, "status_labels", options.statusId)) changes.status_id = options.statusId;
+  if (options.name !== undefined) changes.name = options.name;
+  const result = await trx
+    .updateTable("assets")
+    .set(changes)
+    .where("id", "=", asset.id)
+    .where("assigned_to", "=", Number(asset.assigned_to))
+    .where("assigned_type", "=", String(asset.assigned_type))
+    .executeTakeFirst();
+  if (!claimed(result)) throw new Refused(ALREADY_CHECKED_IN, await checkinPayload(trx, asset));
+  await logAction(trx, context.database.dialect, {
+    createdBy: context.caller.user.id,
+    actionType: "checkin from",
+    item: { type: "asset", id: asset.id },
+    target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
+    note: options.note ?? null,
+    locationId: (changes.location_id as number | null) ?? null,
+    origin: context.origin,
+  });
+  return (await trx
+    .selectFrom("assets")
+    .selectAll()
+    .where("id", "=", asset.id)
+    .executeTakeFirstOrThrow()) as Row;
+}

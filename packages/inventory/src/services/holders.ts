@@ -1,0 +1,87 @@
+import { escaped } from "../convert/format.ts";
+import type { Executor } from "./database.ts";
+
+// Who can hold a checked-out item (spec §24): users, locations and assets, each undeleted. Assets
+// are referenced by plain id columns and checked here rather than by a foreign key.
+
+export type HolderType = "user" | "location" | "asset";
+
+const TABLES = { user: "users", location: "locations", asset: "assets" } as const;
+
+/** Whether an undeleted holder of this type has this id. */
+export async function holderExists(db: Executor, type: HolderType, id: number): Promise<boolean> {
+  if (!Number.isSafeInteger(id)) return false;
+  const found = await db
+    .selectFrom(TABLES[type])
+    .select("id")
+    .where("id", "=", id)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
+/** Users by id, for the compact objects of check-out rows. */
+export async function usersById(db: Executor, ids: readonly number[]) {
+  const wanted = [...new Set(ids)];
+  const rows =
+    wanted.length === 0
+      ? []
+      : await db
+          .selectFrom("users")
+          .select([
+            "id",
+            "first_name",
+            "last_name",
+            "username",
+            "email",
+            "department_id",
+            "location_id",
+            "created_by",
+            "created_at",
+            "deleted_at",
+          ])
+          .where("id", "in", wanted)
+          .execute();
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
+export async function assetsById(db: Executor, ids: readonly number[]) {
+  const wanted = [...new Set(ids)];
+  const rows =
+    wanted.length === 0
+      ? []
+      : await db
+          .selectFrom("assets")
+          .leftJoin("models", "models.id", "assets.model_id")
+          .select([
+            "assets.id",
+            "assets.name",
+            "assets.asset_tag",
+            "assets.serial",
+            "assets.location_id",
+            "assets.created_at",
+            "models.name as model",
+            "models.model_number",
+          ])
+          .where("assets.id", "in", wanted)
+          .execute();
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
+export async function locationsById(db: Executor, ids: readonly number[]) {
+  const wanted = [...new Set(ids)];
+  const rows =
+    wanted.length === 0
+      ? []
+      : await db
+          .selectFrom("locations")
+          .select(["id", "name", "created_at"])
+          .where("id", "in", wanted)
+          .execute();
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
+/** A user's display name: first and last name. */
+export function fullName(user: { first_name: string; last_name: string | null }): string {
+  return escaped(`${user.first_name} ${user.last_name ?? ""}`.trim()) ?? "";
+}

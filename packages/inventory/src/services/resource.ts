@@ -1,0 +1,361 @@
+import { type AnyKysely, Conflict, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
+import { sql } from "kysely";
+import {
+  type AnySelect,
+  deleteRecord,
+  findRecord,
+  insertRecord,
+  listRecords,
+  namesOf,
+  type Row,
+  type Trashed,
+  updateRecord,
+} from "../repositories/records.ts";
+import { changedFields, logAction, type RequestOrigin } from "./activity.ts";
+import { countExpression, countsFor } from "./counts.ts";
+import { type InventoryDatabase, storedNow } from "./database.ts";
+import { listParams } from "./listing.ts";
+import type { Caller } from "./permissions.ts";
+import { type CustomMessages, type Rules, validate } from "./validation.ts";
+
+// One description per simple resource (companies, locations, categories…) drives its routes,
+// validation, list, counts, activity log and delete rules, so each resource file says only what
+// is its own. The routes are in routes/v1/resource.ts.
+
+/** A column holding another row's id, shown as `{id, name}` and sortable by that name. */
+export interface Relation {
+  table: string;
+  column: string;
+}
+
+export type FilterKind = "text" | "id" | "bool" | "date";
+
+/** Everything one resource's rules need while writing. */
+export interface WriteContext {
+  database: InventoryDatabase;
+  /** The transaction the write runs in. */
+  trx: AnyKysely;
+  caller: Caller;
+  origin: RequestOrigin;
+}
+
+/** What presenting rows needs: the caller, related names and counts, loaded for the whole page. */
+export interface PresentContext {
+  caller: Caller;
+  names: Record<string, ReadonlyMap<number, string>>;
+  counts: Record<string, number>;
+  db: AnyKysely;
+}
+
+export interface ResourceDefinition {
+  /** The table, and the key of its counts in COUNT_SOURCES. */
+  table: string;
+  /** The URL segment under /api/v1. */
+  path: string;
+  /** Permission prefix: `<permission>.view|create|edit|delete`. */
+  permission: string;
+  /** Short model name in the activity log. */
+  itemType: string;
+  /** Answer for an id that does not exist (Snipe-IT's `<Model> not found`). */
+  notFound: string;
+  /** The answer of DELETE for an id that does not exist, where it differs. */
+  deleteNotFound?: string;
+  messages: { create: string; update: string; delete: string };
+  /**
+   * POST /<path>/{id}/restore, for resources that have it. Snipe-IT puts the message in the payload
+   * slot for some of them (spec §2.3): always, only when the row was not deleted, or never.
+   */
+  restore?: { success: string; notDeleted: string; messageInPayload: "always" | "not-deleted" | "never" };
+  rules: Rules;
+  /** Rules that replace some of `rules` on create (fields required only then). */
+  createRules?: Rules;
+  customMessages?: CustomMessages;
+  /** Validated fields stored as they are. */
+  columns: readonly string[];
+  /** Whether rows are soft-deleted (deleted_at) rather than removed. */
+  softDeletes: boolean;
+  /** The field named in the answer when the table's unique index refuses a write, and its message. */
+  unique: { field: string; message: string };
+  list: {
+    sorts: readonly string[];
+    defaultSort: string;
+    search: readonly string[];
+    filters: Readonly<Record<string, FilterKind>>;
+    /** Which rows a list shows, from its query (e.g. `deleted=true`). */
+    trashed?: (query: Record<string, unknown>) => Trashed;
+    /** Filters beyond exact column matches (e.g. users' `group_id`). */
+    refine?: (select: AnySelect, query: Record<string, unknown>) => AnySelect;
+  };
+  relations: Readonly<Record<string, Relation>>;
+  counts: readonly string[];
+  /** Rules beyond the fields': derived columns, cross-field checks. Returns extra column values. */
+  prepare?: (
+    context: WriteContext,
+    values: Record<string, unknown>,
+    before: Row | undefined,
+  ) => Promise<Record<string, unknown>>;
+  /** Further writes of the same transaction once the row is saved (group memberships…). */
+  afterSave?: (
+    context: WriteContext,
+    row: Row,
+    values: Record<string, unknown>,
+    before: Row | undefined,
+  ) => Promise<void>;
+  /** Throws when the row may not be deleted now. */
+  checkDelete?: (context: WriteContext, row: Row, counts: Record<string, number>) => Promise<void>;
+  present: (row: Row, context: PresentContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Snipe-IT answers some writes with the stored row rather than the transformed object. */
+  rawPayload?: boolean;
+  /** Only superusers may use it (groups). */
+  superuserOnly?: boolean;
+}
+
+/** Refuses a delete while any of `counts` is above zero. */
+export function refuseWhileUsed(
+  counts: readonly string[],
+  message: string,
+): ResourceDefinition["checkDelete"] {
+  return async (_context, _row, current) => {
+    if (counts.some((count) => (current[count] ?? 0) > 0)) throw new Conflict(message);
+  };
+}
+
+/** A filter's value in the column's type; undefined when no row can have it (`company_id=abc`). */
+function filterValue(kind: FilterKind, value: string): unknown {
+  if (kind === "bool") return value === "1" || value === "true";
+  if (kind === "id") return /^\d+$/.test(value) ? Number(value) : undefined;
+  if (kind === "date") return /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined;
+  return value;
+}
+
+export async function presentRows(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  rows: Row[],
+): Promise<Record<string, unknown>[]> {
+  const db = database.db as AnyKysely;
+  const names: Record<string, ReadonlyMap<number, string>> = {};
+  await Promise.all(
+    Object.entries(definition.relations).map(async ([name, relation]) => {
+      names[name] = await namesOf(
+        db,
+        relation.table,
+        rows.map((row) => row[relation.column]),
+      );
+    }),
+  );
+  const counts = await countsFor(
+    db,
+    definition.table,
+    definition.counts,
+    rows.map((row) => row.id),
+  );
+  return Promise.all(
+    rows.map((row) => definition.present(row, { caller, names, counts: counts.get(row.id) ?? {}, db })),
+  );
+}
+
+export async function listResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  query: Record<string, unknown>,
+) {
+  const { list, table } = definition;
+  const params = listParams(query, { allowed: list.sorts, default: list.defaultSort });
+  const filters: Record<string, unknown> = {};
+  let matchesNothing = false;
+  for (const [column, kind] of Object.entries(list.filters)) {
+    const value = query[column];
+    if (typeof value !== "string" || value === "") continue;
+    filters[column] = filterValue(kind, value);
+    matchesNothing ||= filters[column] === undefined;
+  }
+  const page = await listRecords(
+    database.db as AnyKysely,
+    database.dialect,
+    {
+      table,
+      softDeletes: definition.softDeletes,
+      trashed: list.trashed?.(query) ?? "without",
+      searchColumns: list.search,
+      filters,
+      matchesNothing,
+      refine: list.refine && ((select) => list.refine?.(select, query) ?? select),
+      sortExpression: (sort) => {
+        const relation = definition.relations[sort];
+        if (relation) return relationName(relation, table);
+        if (definition.counts.includes(sort)) return countExpression(table, sort, table);
+        return undefined;
+      },
+    },
+    params,
+  );
+  return { total: page.total, rows: await presentRows(database, definition, caller, page.rows), params };
+}
+
+/** The related row's name as an SQL expression, to sort by. */
+function relationName(relation: Relation, table: string) {
+  const name = relation.table === "users" ? sql`related.first_name` : sql`related.name`;
+  return sql`(select ${name} from ${sql.table(relation.table)} as related where related.id = ${sql.ref(
+    `${table}.${relation.column}`,
+  )})`;
+}
+
+export async function findResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  id: number,
+  db: AnyKysely = database.db as AnyKysely,
+): Promise<Row> {
+  const row = Number.isSafeInteger(id)
+    ? await findRecord(db, definition.table, id, {
+        softDeletes: definition.softDeletes,
+        trashed: definition.restore ? "with" : "without",
+      })
+    : undefined;
+  if (!row) throw new NotFound(definition.notFound);
+  return row;
+}
+
+/** Runs a write in one transaction, answering a unique-index refusal as the field's message. */
+async function inTransaction<T>(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  work: (trx: AnyKysely) => Promise<T>,
+): Promise<T> {
+  try {
+    return await (database.db as AnyKysely).transaction().execute(work);
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new Invalid("The given data was invalid.", {
+        [definition.unique.field]: [definition.unique.message],
+      });
+    throw error;
+  }
+}
+
+function stored(definition: ResourceDefinition, values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([field]) => definition.columns.includes(field)));
+}
+
+export async function createResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  origin: RequestOrigin,
+  input: Record<string, unknown>,
+): Promise<Row> {
+  return inTransaction(database, definition, async (trx) => {
+    const context: WriteContext = { database, trx, caller, origin };
+    const rules = { ...definition.rules, ...definition.createRules };
+    const values = await validate(trx, input, rules, definition.customMessages);
+    const extra = (await definition.prepare?.(context, values, undefined)) ?? {};
+    const now = storedNow(database.dialect);
+    const row = await insertRecord(trx, definition.table, {
+      ...stored(definition, values),
+      ...extra,
+      created_by: caller.user.id,
+      created_at: now,
+      updated_at: now,
+    });
+    await definition.afterSave?.(context, row, values, undefined);
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "create",
+      item: { type: definition.itemType, id: row.id },
+      origin,
+    });
+    return row;
+  });
+}
+
+export async function updateResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+  input: Record<string, unknown>,
+): Promise<Row> {
+  return inTransaction(database, definition, async (trx) => {
+    const context: WriteContext = { database, trx, caller, origin };
+    const before = await findResource(database, definition, id, trx);
+    // Laravel validates the model as it would be saved: what is stored, overlaid with the input.
+    const current = Object.fromEntries(definition.columns.map((column) => [column, before[column]]));
+    const merged = { ...current, ...input };
+    const values = await validate(trx, merged, definition.rules, definition.customMessages);
+    const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
+    const extra = (await definition.prepare?.(context, sent, before)) ?? {};
+    const changes = { ...stored(definition, sent), ...extra };
+    const meta = changedFields(before, changes);
+    const row = await updateRecord(trx, definition.table, id, {
+      ...changes,
+      updated_at: storedNow(database.dialect),
+    });
+    await definition.afterSave?.(context, row, sent, before);
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "update",
+      item: { type: definition.itemType, id },
+      meta,
+      origin,
+    });
+    return row;
+  });
+}
+
+export async function deleteResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+): Promise<void> {
+  await inTransaction(database, definition, async (trx) => {
+    const context: WriteContext = { database, trx, caller, origin };
+    const row = await findResource(database, definition, id, trx).catch((error) => {
+      throw definition.deleteNotFound && error instanceof NotFound
+        ? new NotFound(definition.deleteNotFound)
+        : error;
+    });
+    const counts = (await countsFor(trx, definition.table, definition.counts, [id])).get(id) ?? {};
+    await definition.checkDelete?.(context, row, counts);
+    if (definition.softDeletes) {
+      if (row.deleted_at !== null) throw new Conflict(definition.notFound);
+      await updateRecord(trx, definition.table, id, { deleted_at: storedNow(database.dialect) });
+    } else await deleteRecord(trx, definition.table, id);
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "delete",
+      item: { type: definition.itemType, id },
+      origin,
+    });
+  });
+}
+
+/** Undeletes a row; false when it was not deleted. */
+export async function restoreResource(
+  database: InventoryDatabase,
+  definition: ResourceDefinition,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+): Promise<boolean> {
+  return inTransaction(database, definition, async (trx) => {
+    const row = await findResource(database, definition, id, trx);
+    if (row.deleted_at === null) return false;
+    await updateRecord(trx, definition.table, id, {
+      deleted_at: null,
+      updated_at: storedNow(database.dialect),
+    });
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "restore",
+      item: { type: definition.itemType, id },
+      origin,
+    });
+    return true;
+  });
+}

@@ -1,0 +1,295 @@
+import { Conflict, claimed, Invalid, NotFound } from "@anvil/core";
+import { sql } from "kysely";
+import { bool, datetime, escaped, related } from "../convert/format.ts";
+import { namesOf } from "../repositories/records.ts";
+import { lockItem } from "../resources/stock.ts";
+import { logAction, type RequestOrigin } from "./activity.ts";
+import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
+import { assetsById, fullName, holderExists, usersById } from "./holders.ts";
+import { listParams } from "./listing.ts";
+import { type Caller, can } from "./permissions.ts";
+import { validate } from "./validation.ts";
+
+// License seats (spec §18): listed, shown, and checked out or in by PATCH. Every change to a seat
+// first locks its license's row, as seat-count changes and deletes do, so they take turns.
+
+type SeatRow = {
+  id: number;
+  license_id: number;
+  assigned_to: number | null;
+  asset_id: number | null;
+  notes: string | null;
+  created_by: number | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+};
+
+interface Actor {
+  database: InventoryDatabase;
+  caller: Caller;
+  origin: RequestOrigin;
+}
+
+const NO_LICENSE = "License not found";
+const SEAT_RULES = {
+  assigned_to: "nullable|integer",
+  asset_id: "nullable|integer",
+  notes: "nullable|string|max:65535",
+  note: "nullable|string|max:65535",
+};
+
+async function liveLicense(db: Executor, id: number) {
+  const license = Number.isSafeInteger(id)
+    ? await db
+        .selectFrom("licenses")
+        .select(["id", "reassignable"])
+        .where("id", "=", id)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst()
+    : undefined;
+  if (!license) throw new NotFound(NO_LICENSE);
+  return license;
+}
+
+async function seatOf(db: Executor, licenseId: number, seatId: number): Promise<SeatRow> {
+  const seat = Number.isSafeInteger(seatId)
+    ? await db.selectFrom("license_seats").selectAll().where("id", "=", seatId).executeTakeFirst()
+    : undefined;
+  if (!seat) throw new NotFound("Seat not found");
+  if (Number(seat.license_id) !== licenseId)
+    throw new Invalid("Seat does not belong to the specified license");
+  return seat as SeatRow;
+}
+
+/** The seat objects of seats of one license. */
+async function presentSeats(db: Executor, caller: Caller, reassignable: boolean, seats: SeatRow[]) {
+  const users = await usersById(
+    db,
+    seats.flatMap((seat) => (seat.assigned_to === null ? [] : [Number(seat.assigned_to)])),
+  );
+  const assets = await assetsById(
+    db,
+    seats.flatMap((seat) => (seat.asset_id === null ? [] : [Number(seat.asset_id)])),
+  );
+  const departments = await namesOf(
+    db,
+    "departments",
+    [...users.values()].map((user) => user.department_id),
+  );
+  const locationIds = [
+    ...[...users.values()].map((user) => user.location_id),
+    ...[...assets.values()].map((asset) => asset.location_id),
+  ].filter((id) => id !== null);
+  const locations = new Map(
+    (locationIds.length === 0
+      ? []
+      : await db
+          .selectFrom("locations")
+          .select(["id", "name", "created_at"])
+          .where("id", "in", locationIds.map(Number))
+          .execute()
+    ).map((row) => [Number(row.id), row]),
+  );
+  const mayCheckout = can(caller, "licenses.checkout");
+  const may = (level: string) => can(caller, `licenses.${level}`);
+  return seats.map((seat) => {
+    const user = seat.assigned_to === null ? undefined : users.get(Number(seat.assigned_to));
+    const asset = seat.asset_id === null ? undefined : assets.get(Number(seat.asset_id));
+    const locationId = user?.location_id ?? asset?.location_id ?? null;
+    const location = locationId === null ? undefined : locations.get(Number(locationId));
+    const free = seat.assigned_to === null && seat.asset_id === null;
+    return {
+      id: Number(seat.id),
+      license_id: Number(seat.license_id),
+      updated_at: datetime(seat.updated_at),
+      assigned_user: user
+        ? {
+            id: Number(user.id),
+            name: fullName(user),
+            email: escaped(user.email),
+            department: related(user.department_id, departments),
+            created_at: datetime(user.created_at),
+          }
+        : null,
+      assigned_asset: asset
+        ? { id: Number(asset.id), name: escaped(asset.name), created_at: datetime(asset.created_at) }
+        : null,
+      location: location
+        ? { id: Number(location.id), name: escaped(location.name), created_at: datetime(location.created_at) }
+        : null,
+      reassignable,
+      notes: escaped(seat.notes),
+      user_can_checkout: free,
+      available_actions: {
+        checkout: mayCheckout && free,
+        checkin: mayCheckout && !free,
+        clone: may("create"),
+        update: may("edit"),
+        delete: may("delete"),
+      },
+    };
+  });
+}
+
+export async function listSeats(
+  database: InventoryDatabase,
+  caller: Caller,
+  licenseId: number,
+  query: Record<string, unknown>,
+) {
+  const db = database.db;
+  const license = await liveLicense(db, licenseId);
+  const params = listParams(query, { allowed: ["department"], default: "updated_at" });
+  const base = db.selectFrom("license_seats").where("license_seats.license_id", "=", licenseId);
+  const total = Number(
+    (await base.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow()).count,
+  );
+  // QUIRK (spec §4): an offset at or past the end starts over at the first page.
+  const offset = params.offset >= total ? 0 : params.offset;
+  const order =
+    params.sort === "department"
+      ? sql`(select departments.name from users join departments on departments.id = users.department_id where users.id = license_seats.assigned_to)`
+      : sql.ref("license_seats.updated_at");
+  const seats = (await base
+    .selectAll("license_seats")
+    .orderBy(order, params.order)
+    .orderBy("license_seats.id", "asc")
+    .limit(params.limit)
+    .offset(offset)
+    .execute()) as SeatRow[];
+  return {
+    total,
+    rows: await presentSeats(db, caller, bool(license.reassignable), seats),
+    params: { ...params, offset },
+  };
+}
+
+export async function showSeat(
+  database: InventoryDatabase,
+  caller: Caller,
+  licenseId: number,
+  seatId: number,
+) {
+  const license = await liveLicense(database.db, licenseId);
+  const seat = await seatOf(database.db, licenseId, seatId);
+  return (await presentSeats(database.db, caller, bool(license.reassignable), [seat]))[0];
+}
+
+/** The seat's new holder; "Target not found" when a given id names nobody. */
+async function checkTargets(db: Executor, values: Record<string, unknown>) {
+  if (typeof values.assigned_to === "number" && !(await holderExists(db, "user", values.assigned_to)))
+    throw new NotFound("Target not found");
+  if (typeof values.asset_id === "number" && !(await holderExists(db, "asset", values.asset_id)))
+    throw new NotFound("Target not found");
+}
+
+async function logSeatChange(
+  trx: Executor,
+  { database, caller, origin }: Actor,
+  licenseId: number,
+  before: SeatRow,
+  after: { assigned_to: number | null; asset_id: number | null },
+  note: string | null,
+) {
+  const checkin = after.assigned_to === null && after.asset_id === null;
+  const holder = checkin ? before : after;
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: checkin ? "checkin from" : "checkout",
+    item: { type: "license", id: licenseId },
+    target:
+      holder.asset_id !== null
+        ? { type: "asset", id: Number(holder.asset_id) }
+        : { type: "user", id: Number(holder.assigned_to) },
+    note,
+    origin,
+  });
+}
+
+/**
+ * PATCH /licenses/{id}/seats/{seat}: check out (assigned_to / asset_id), check in (both null) or
+ * edit the notes. QUIRK (spec §18): a held seat is silently re-assigned, unless `strict` asks to refuse.
+ */
+export async function updateSeat(
+  actor: Actor,
+  licenseId: number,
+  seatId: number,
+  input: Record<string, unknown>,
+  strict: boolean,
+): Promise<SeatRow> {
+  const { database } = actor;
+  return database.db.transaction().execute(async (trx) => {
+    const license = await lockItem(trx, database.dialect, "licenses", licenseId);
+    if (!license) throw new NotFound(NO_LICENSE);
+    const seat = await seatOf(trx, licenseId, seatId);
+    const values = await validate(trx, input, SEAT_RULES);
+    await checkTargets(trx, values);
+    const after = {
+      assigned_to: "assigned_to" in values ? (values.assigned_to as number | null) : seat.assigned_to,
+      asset_id: "asset_id" in values ? (values.asset_id as number | null) : seat.asset_id,
+    };
+    const held = seat.assigned_to !== null || seat.asset_id !== null;
+    const changed =
+      after.assigned_to !== (seat.assigned_to === null ? null : Number(seat.assigned_to)) ||
+      after.asset_id !== (seat.asset_id === null ? null : Number(seat.asset_id));
+    const checkout = after.assigned_to !== null || after.asset_id !== null;
+    if (strict && changed && held && checkout) throw new Conflict("This seat is not available for checkout.");
+    const notes = "notes" in values ? (values.notes as string | null) : seat.notes;
+    const updated = (await trx
+      .updateTable("license_seats")
+      .set({ ...after, notes, updated_at: storedNow(database.dialect) })
+      .where("id", "=", seat.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as SeatRow;
+    if (changed) await logSeatChange(trx, actor, licenseId, seat, after, notes);
+    return updated;
+  });
+}
+
+/** Our addition (spec §26): checks out the license's first free seat; each seat goes once. */
+export async function checkoutLicense(
+  actor: Actor,
+  licenseId: number,
+  input: Record<string, unknown>,
+): Promise<SeatRow> {
+  const { database } = actor;
+  return database.db.transaction().execute(async (trx) => {
+    const license = await lockItem(trx, database.dialect, "licenses", licenseId);
+    if (!license) throw new NotFound(NO_LICENSE);
+    const values = await validate(trx, input, SEAT_RULES);
+    if (typeof values.assigned_to !== "number" && typeof values.asset_id !== "number")
+      throw new Invalid("The given data was invalid.", {
+        assigned_to: ["The assigned to field is required when asset id is not present."],
+      });
+    await checkTargets(trx, values);
+    const seat = (await trx
+      .selectFrom("license_seats")
+      .selectAll()
+      .where("license_id", "=", licenseId)
+      .where("assigned_to", "is", null)
+      .where("asset_id", "is", null)
+      .orderBy("id")
+      .executeTakeFirst()) as SeatRow | undefined;
+    if (!seat) throw new Conflict("Not enough license seats available for checkout");
+    const after = {
+      assigned_to: (values.assigned_to as number | null | undefined) ?? null,
+      asset_id: (values.asset_id as number | null | undefined) ?? null,
+    };
+    const note =
+      (values.note as string | null | undefined) ?? (values.notes as string | null | undefined) ?? null;
+    const result = await trx
+      .updateTable("license_seats")
+      .set({ ...after, notes: note, updated_at: storedNow(database.dialect) })
+      .where("id", "=", seat.id)
+      .where("assigned_to", "is", null)
+      .where("asset_id", "is", null)
+      .executeTakeFirstOrThrow();
+    if (!claimed(result)) throw new Conflict("Not enough license seats available for checkout");
+    await logSeatChange(trx, actor, licenseId, seat, after, note);
+    return (await trx
+      .selectFrom("license_seats")
+      .selectAll()
+      .where("id", "=", seat.id)
+      .executeTakeFirstOrThrow()) as SeatRow;
+  });
+}

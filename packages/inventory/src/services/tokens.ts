@@ -1,0 +1,67 @@
+import { generateTokenSecret, hashToken, readBool, readTime } from "@anvil/core";
+import {
+  deleteToken,
+  findTokenOwner,
+  groupPermissionsOf,
+  insertToken,
+  listTokens,
+  type TokenRow,
+  touchToken,
+} from "../repositories/tokens.ts";
+import type { InventoryDatabase } from "./database.ts";
+import { storedNow } from "./database.ts";
+import { type Caller, parsePermissions, type UserRow } from "./permissions.ts";
+
+// Personal access tokens (spec §1.2): a random secret shown once, stored as its SHA-256, valid for
+// Snipe-IT's default 20 years. Read-only tokens are our addition.
+const LIFETIME_YEARS = 20;
+// Recording every use would turn each API read into a write; once a minute says enough.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export async function createToken(
+  database: InventoryDatabase,
+  user: UserRow,
+  input: { name: string; readOnly?: boolean },
+): Promise<{ token: TokenRow; secret: string }> {
+  const secret = generateTokenSecret(32);
+  const now = new Date();
+  const expires = new Date(now);
+  expires.setUTCFullYear(expires.getUTCFullYear() + LIFETIME_YEARS);
+  const token = await insertToken(database.db, {
+    user_id: user.id,
+    name: input.name,
+    token_hash: hashToken(secret),
+    read_only: input.readOnly === true,
+    created_at: storedNow(database.dialect),
+    expires_at: database.dialect === "sqlite" ? expires.toISOString() : expires,
+  });
+  return { token, secret };
+}
+
+export function listUserTokens(database: InventoryDatabase, user: UserRow): Promise<TokenRow[]> {
+  return listTokens(database.db, user.id);
+}
+
+/** Deletes one of the user's own tokens; false when they have none with this id. */
+export function revokeToken(database: InventoryDatabase, user: UserRow, id: number): Promise<boolean> {
+  return Number.isSafeInteger(id) ? deleteToken(database.db, user.id, id) : Promise.resolve(false);
+}
+
+/** The caller a Bearer secret stands for; undefined for an unknown, expired or orphaned token. */
+export async function authenticate(database: InventoryDatabase, secret: string): Promise<Caller | undefined> {
+  if (secret === "") return undefined;
+  const found = await findTokenOwner(database.db, hashToken(secret));
+  if (!found) return undefined;
+  const { token, user } = found;
+  const now = Date.now();
+  if (readTime(token.expires_at).getTime() <= now) return undefined;
+  if (token.last_used_at === null || now - readTime(token.last_used_at).getTime() > LAST_USED_RESOLUTION_MS)
+    await touchToken(database.db, token.id, storedNow(database.dialect));
+  const groups = await groupPermissionsOf(database.db, user.id);
+  return {
+    user,
+    own: parsePermissions(user.permissions),
+    groups: groups.map((group) => parsePermissions(group.permissions)),
+    readOnly: readBool(token.read_only),
+  };
+}

@@ -1,0 +1,57 @@
+import { hashPassword, Invalid, isUniqueViolation } from "@anvil/core";
+import { logAction } from "./activity.ts";
+import { type InventoryDatabase, storedNow } from "./database.ts";
+import type { UserRow } from "./permissions.ts";
+
+/**
+ * A user made outside the API (the admin command, tests): there is no acting user yet. Superusers
+ * get `{"superuser":"1"}`; every user may use the API (`self.api`), as Snipe-IT's defaults give.
+ */
+export async function createFirstUser(
+  database: InventoryDatabase,
+  input: { username: string; password: string; email: string; superuser?: boolean; firstName?: string },
+): Promise<UserRow> {
+  if (input.password.length < 8) throw new Invalid("The password field must be at least 8 characters.");
+  const now = storedNow(database.dialect);
+  const permissions = input.superuser ? { superuser: "1" } : { "self.api": "1" };
+  const password = await hashPassword(input.password);
+  try {
+    return await database.db.transaction().execute(async (trx) => {
+      const user = await trx
+        .insertInto("users")
+        .values({
+          first_name: input.firstName ?? input.username,
+          username: input.username,
+          email: input.email,
+          password,
+          permissions: JSON.stringify(permissions),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await logAction(trx, database.dialect, {
+        createdBy: null,
+        actionType: "create",
+        item: { type: "user", id: user.id },
+        note: "created by the admin command",
+      });
+      return user;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Invalid("The username must be unique.");
+    throw error;
+  }
+}
+
+export function findUserByUsername(
+  database: InventoryDatabase,
+  username: string,
+): Promise<UserRow | undefined> {
+  return database.db
+    .selectFrom("users")
+    .selectAll()
+    .where("username", "=", username)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+}

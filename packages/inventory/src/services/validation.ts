@@ -1,0 +1,223 @@
+import { type AnyKysely, Invalid } from "@anvil/core";
+import { type TSchema, Type } from "typebox";
+
+// Laravel-style validation, because Snipe-IT's clients read its messages: a field's rules are one
+// string as a Laravel model declares them ("required|string|min:1|max:255"), checked all at once,
+// and each failing field gets Laravel's English sentence. The same rules give the OpenAPI schema.
+
+export type Rules = Readonly<Record<string, string>>;
+/** Messages that replace Laravel's for one field and rule: `{"name.required": "..."}`. */
+export type CustomMessages = Readonly<Record<string, string>>;
+
+type Kind = "string" | "integer" | "numeric" | "boolean" | "array" | "object";
+
+interface ParsedRule {
+  name: string;
+  argument: string;
+}
+
+const BOOLEAN_TRUE = new Set<unknown>([true, 1, "1", "true"]);
+const BOOLEAN_FALSE = new Set<unknown>([false, 0, "0", "false"]);
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// Tables whose rows are removed rather than soft-deleted: `exists` needs no deleted_at test there.
+const HARD_DELETED = new Set(["permission_groups", "custom_fieldsets"]);
+
+function parse(rules: string): ParsedRule[] {
+  return rules.split("|").map((rule) => {
+    const colon = rule.indexOf(":");
+    return colon < 0
+      ? { name: rule, argument: "" }
+      : { name: rule.slice(0, colon), argument: rule.slice(colon + 1) };
+  });
+}
+
+function kindOf(rules: ParsedRule[]): Kind {
+  for (const rule of rules) {
+    if (rule.name === "integer" || rule.name === "numeric" || rule.name === "boolean") return rule.name;
+    if (rule.name === "array" || rule.name === "object") return rule.name;
+  }
+  return "string";
+}
+
+/** The attribute as Laravel names it in a message: underscores become spaces. */
+export function attributeName(field: string): string {
+  return field.replaceAll("_", " ");
+}
+
+function isValidDate(text: string): boolean {
+  if (!DATE.test(text)) return !Number.isNaN(Date.parse(text));
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+function isUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.hostname !== "" || url.protocol === "file:";
+  } catch {
+    return false;
+  }
+}
+
+/** The value in the rule's type, or undefined when it is not of it. */
+function coerce(kind: Kind, value: unknown): unknown {
+  switch (kind) {
+    case "string":
+      return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+    case "integer": {
+      const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+      return typeof n === "number" && Number.isSafeInteger(n) ? n : undefined;
+    }
+    case "numeric": {
+      const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+      return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+    }
+    case "boolean":
+      return BOOLEAN_TRUE.has(value) ? true : BOOLEAN_FALSE.has(value) ? false : undefined;
+    case "array":
+      return Array.isArray(value) ? value : undefined;
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+  }
+}
+
+function sizeOf(kind: Kind, value: unknown): number {
+  if (kind === "integer" || kind === "numeric") return value as number;
+  if (kind === "array") return (value as unknown[]).length;
+  return [...String(value)].length;
+}
+
+function sizeMessage(kind: Kind, bound: "min" | "max", attribute: string, limit: string): string {
+  const numeric = kind === "integer" || kind === "numeric";
+  const unit = numeric ? "" : kind === "array" ? " items" : " characters";
+  return bound === "min"
+    ? `The ${attribute} field must be at least ${limit}${unit}.`
+    : `The ${attribute} field must not be greater than ${limit}${unit}.`;
+}
+
+const TYPE_MESSAGES: Record<Kind, string> = {
+  string: "must be a string",
+  integer: "must be an integer",
+  numeric: "must be a number",
+  boolean: "must be true or false",
+  array: "must be an array",
+  object: "must be an array",
+};
+
+/**
+ * Checks `input` against `rules`; returns the fields the input has, in their types (an empty
+ * string counts as null, as Laravel's middleware makes it). Throws Invalid with every failing
+ * field's message. `exists:table` looks the id up among the table's undeleted rows.
+ */
+export async function validate(
+  db: AnyKysely,
+  input: Record<string, unknown>,
+  rules: Rules,
+  messages: CustomMessages = {},
+): Promise<Record<string, unknown>> {
+  const values: Record<string, unknown> = {};
+  const errors: Record<string, string[]> = {};
+  for (const [field, text] of Object.entries(rules)) {
+    const parsed = parse(text);
+    const kind = kindOf(parsed);
+    const attribute = attributeName(field);
+    const raw = input[field] === "" ? null : input[field];
+    const fail = (rule: string, message: string) => {
+      errors[field] = [messages[`${field}.${rule}`] ?? message];
+    };
+    if (raw === undefined || raw === null) {
+      if (parsed.some((rule) => rule.name === "required"))
+        fail("required", `The ${attribute} field is required.`);
+      else if (raw === null) values[field] = null;
+      continue;
+    }
+    const value = coerce(kind, raw);
+    if (value === undefined) {
+      fail(kind, `The ${attribute} field ${TYPE_MESSAGES[kind]}.`);
+      continue;
+    }
+    for (const rule of parsed) {
+      const failed = await brokenRule(db, rule, kind, value, input[`${field}_confirmation`]);
+      if (failed) {
+        fail(rule.name, failed(attribute));
+        break;
+      }
+    }
+    if (errors[field] === undefined) values[field] = value;
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
+  return values;
+}
+
+type Message = (attribute: string) => string;
+
+async function brokenRule(
+  db: AnyKysely,
+  rule: ParsedRule,
+  kind: Kind,
+  value: unknown,
+  confirmation: unknown,
+): Promise<Message | undefined> {
+  switch (rule.name) {
+    case "confirmed":
+      return confirmation === value ? undefined : (a) => `The ${a} field confirmation does not match.`;
+    case "min":
+    case "max": {
+      const size = sizeOf(kind, value);
+      const limit = Number(rule.argument);
+      const broken = rule.name === "min" ? size < limit : size > limit;
+      return broken ? (a) => sizeMessage(kind, rule.name as "min" | "max", a, rule.argument) : undefined;
+    }
+    case "email":
+      return EMAIL.test(String(value)) ? undefined : (a) => `The ${a} field must be a valid email address.`;
+    case "url":
+      return isUrl(String(value)) ? undefined : (a) => `The ${a} field must be a valid URL.`;
+    case "date":
+      return isValidDate(String(value)) ? undefined : (a) => `The ${a} field must be a valid date.`;
+    case "in":
+      return rule.argument.split(",").includes(String(value).toLowerCase())
+        ? undefined
+        : (a) => `The selected ${a} is invalid.`;
+    case "exists": {
+      const found = await db
+        .selectFrom(rule.argument)
+        .select("id")
+        .where("id", "=", value as number)
+        .$if(!HARD_DELETED.has(rule.argument), (q) => q.where("deleted_at", "is", null))
+        .executeTakeFirst();
+      return found ? undefined : (a) => `The selected ${a} is invalid.`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function schemaOf(text: string): TSchema {
+  const parsed = parse(text);
+  const kind = kindOf(parsed);
+  const description = text;
+  const options = { description };
+  const base =
+    kind === "integer"
+      ? Type.Integer(options)
+      : kind === "numeric"
+        ? Type.Number(options)
+        : kind === "boolean"
+          ? Type.Boolean(options)
+          : kind === "array"
+            ? Type.Array(Type.Unknown(), options)
+            : kind === "object"
+              ? Type.Record(Type.String(), Type.Unknown(), options)
+              : Type.String(options);
+  return parsed.some((rule) => rule.name === "required")
+    ? base
+    : Type.Optional(Type.Union([base, Type.Null()]));
+}
+
+/** The request body the rules accept, for the OpenAPI document (the rules themselves validate). */
+export function bodySchema(rules: Rules): TSchema {
+  return Type.Object(
+    Object.fromEntries(Object.entries(rules).map(([field, text]) => [field, schemaOf(text)])),
+  );
+}
