@@ -1,11 +1,15 @@
 import { Conflict, forUpdate, Invalid, NotFound } from "@anvil/core";
 import { datetime, escaped, related } from "../convert/format.ts";
 import { namesOf } from "../repositories/records.ts";
+import { accessories } from "../resources/accessories.ts";
+import { components } from "../resources/components.ts";
+import { consumables } from "../resources/consumables.ts";
 import { lockItem } from "../resources/stock.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, type HolderType, holderExists, locationsById, usersById } from "./holders.ts";
 import { type Caller, can } from "./permissions.ts";
+import { findResource } from "./resource.ts";
 import { validate } from "./validation.ts";
 
 // Check-out and check-in of counted stock (spec §15–§17, §24). Each runs in one transaction that
@@ -136,15 +140,7 @@ export async function accessoryCheckouts(
   query: Record<string, unknown>,
 ) {
   const db = database.db;
-  const accessory = Number.isSafeInteger(id)
-    ? await db
-        .selectFrom("accessories")
-        .select("id")
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst()
-    : undefined;
-  if (!accessory) throw new NotFound("Accessory not found");
+  await findResource(database, accessories, id);
   const { limit, offset } = pageOf(query);
   const search = typeof query.search === "string" ? query.search.trim().toLowerCase() : "";
   let select = db.selectFrom("accessories_checkout").where("accessory_id", "=", id);
@@ -270,15 +266,7 @@ export async function checkoutConsumable(
 
 export async function consumableUsers(database: InventoryDatabase, id: number) {
   const db = database.db;
-  const consumable = Number.isSafeInteger(id)
-    ? await db
-        .selectFrom("consumables")
-        .select("id")
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst()
-    : undefined;
-  if (!consumable) throw new NotFound("Consumable not found");
+  await findResource(database, consumables, id);
   const rows = await db
     .selectFrom("consumables_users")
     .selectAll()
@@ -415,15 +403,7 @@ export async function componentAssets(
   query: Record<string, unknown>,
 ) {
   const db = database.db;
-  const component = Number.isSafeInteger(id)
-    ? await db
-        .selectFrom("components")
-        .select("id")
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst()
-    : undefined;
-  if (!component) throw new NotFound("Component not found");
+  await findResource(database, components, id);
   const { limit, offset } = pageOf(query);
   const select = db.selectFrom("components_assets").where("component_id", "=", id);
   const total = Number(
