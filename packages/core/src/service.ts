@@ -44,6 +44,11 @@ export interface HttpServiceOptions<Tables> {
   /** History table prefix: `<migrationOwner>_migrations`. */
   migrationOwner: string;
   migrations: readonly NamedMigration[];
+  /**
+   * Every failure of a request, whatever its source, as the API's error response: domain errors the
+   * routes throw, schema failures, unknown routes, unreadable bodies, unexpected errors (see
+   * http/problem.ts).
+   */
   mapError: ErrorMapper;
   openapi?: OpenApiOptions;
   bodyLimit?: number;
@@ -80,12 +85,21 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
   let app: HttpServer | undefined;
   let companions: Array<{ close(): Promise<void> }> = [];
   let listeningUrl = "";
+  let listeningRoot: URL | undefined;
   const configuredRoot = config.rootUrl ? new URL(config.rootUrl) : undefined;
-  const rootUrl = () => configuredRoot ?? new URL(`${listeningUrl}/`);
+  // Asked for by every response that carries an absolute URL: parse it once per listen.
+  const rootUrl = () => {
+    if (configuredRoot) return configuredRoot;
+    if (listeningRoot === undefined) listeningRoot = new URL(`${listeningUrl}/`);
+    return listeningRoot;
+  };
 
-  const stopServer = async (server: HttpServer) => {
+  /** Resolves with whether the grace period ran out and requests were cut. */
+  const stopServer = async (server: HttpServer): Promise<boolean> => {
     const grace = config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    let cut = false;
     const timer = setTimeout(() => {
+      cut = true;
       config.logger.warn(
         `${options.name}: requests still running after ${grace} ms; closing their connections`,
       );
@@ -96,6 +110,7 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
     } finally {
       clearTimeout(timer);
     }
+    return cut;
   };
 
   return {
@@ -136,12 +151,14 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
       const address = app.server.address();
       const port = typeof address === "object" && address !== null ? address.port : config.port;
       listeningUrl = `http://${urlHost(config.host)}:${port}`;
+      listeningRoot = undefined;
       return listeningUrl;
     },
     async close() {
-      if (app) await stopServer(app);
+      const cut = app ? await stopServer(app) : false;
       await Promise.allSettled(companions.map((companion) => companion.close()));
-      await database?.close();
+      // The handler of a cut request may still be waiting on the database.
+      await database?.close({ interrupt: cut });
     },
   };
 }

@@ -48,6 +48,23 @@ forEachDatabase("connectDatabase", (database) => {
     assert.match(error.message, reason);
   });
 
+  test("the pool opens no more connections than the pool size", {
+    skip: database.dialect === "sqlite" && "PostgreSQL only: SQLite has one connection",
+  }, async () => {
+    const handle = await connectDatabase(database.url, { poolSize: 2 });
+    try {
+      // Six queries at once, each long enough to keep its connection busy while the others start.
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(handle.db),
+        ),
+      );
+      assert.equal(new Set(results.map((r) => r.rows[0].pid)).size, 2);
+    } finally {
+      await handle.close();
+    }
+  });
+
   for (const reporting of ["with-logger", "without-logger"] as const) {
     test(`an idle pooled connection the server drops is reported (${reporting}); the process lives on and reconnects`, {
       skip: database.dialect === "sqlite" && "PostgreSQL only: SQLite has no server to drop it",

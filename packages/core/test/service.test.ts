@@ -1,10 +1,20 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { test } from "node:test";
-import { createHttpService, type HttpServer, type HttpService, type ServiceConfig } from "../src/index.ts";
+import { sql } from "kysely";
+import {
+  createHttpService,
+  type Database,
+  type HttpServer,
+  type HttpService,
+  type ServiceConfig,
+} from "../src/index.ts";
 import { forEachDatabase, serviceConfig, startApp } from "../src/testing/index.ts";
 
-function sampleService(config: ServiceConfig, routes: (app: HttpServer) => void): HttpService {
+function sampleService(
+  config: ServiceConfig,
+  routes: (app: HttpServer, database: Database) => void,
+): HttpService {
   return createHttpService({
     name: "sample",
     config,
@@ -58,6 +68,31 @@ forEachDatabase("a database-backed HTTP service", (database) => {
     assert.deepEqual(await (await quick).json(), { finished: true }, "an in-flight request finishes");
     assert.equal(await stuck, "closed", "the stuck connection is closed");
     await closing;
+  });
+
+  test("close() cuts a request stuck in a database transaction once the grace period is over", {
+    timeout: 30_000,
+  }, async () => {
+    const handlerEntered = Promise.withResolvers<void>();
+    const started = await startApp(({ dataDir }) =>
+      sampleService(serviceConfig(dataDir, database.url, { shutdownGraceMs: 500 }), (app, db) => {
+        app.get("/stuck", async () => {
+          await db.db.transaction().execute(async (trx) => {
+            await sql`select 1`.execute(trx);
+            handlerEntered.resolve();
+            // Never ends, and never gives its database connection back.
+            await new Promise(() => {});
+          });
+        });
+      }),
+    );
+    fetch(`${started.url}/stuck`).catch(() => {});
+    await handlerEntered.promise;
+    const outcome = await Promise.race([
+      started.close().then(() => "closed"),
+      new Promise((resolve) => setTimeout(resolve, 10_000, "still waiting after 10 s").unref()),
+    ]);
+    assert.equal(outcome, "closed");
   });
 
   test("the root URL defaults to the listening address; a configured one wins", async () => {

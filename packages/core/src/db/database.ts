@@ -28,7 +28,12 @@ export type AnyKysely = Kysely<any>;
 export interface Database<Tables = unknown> {
   readonly dialect: DialectName;
   readonly db: Kysely<Tables>;
-  close(): Promise<void>;
+  /**
+   * Closes the database once the queries in flight have ended; with `interrupt`, at once, failing
+   * them, so that a query or transaction that may never end (a lock wait, a stuck handler) cannot
+   * hold up a stop whose grace period is over. SQLite's queries never wait: it always closes at once.
+   */
+  close(options?: { interrupt?: boolean }): Promise<void>;
 }
 
 export interface DatabaseOptions {
@@ -151,8 +156,21 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
       );
     else process.emitWarning(`idle database connection to ${database} lost: ${error.message}`);
   });
+  // Every connection the pool has open, for close({ interrupt }) to end itself.
+  const open = new Set<pg.PoolClient>();
+  pool.on("connect", (client) => open.add(client));
+  pool.on("remove", (client) => open.delete(client));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { dialect, db, close: () => db.destroy() };
+  const close = async ({ interrupt = false } = {}) => {
+    const ended = db.destroy();
+    if (!interrupt) return ended;
+    // The pool ends once every connection it lent is given back, which one held by a handler stuck
+    // in a transaction never is. Ending each connection here closes them all the same; a query
+    // still running on one fails with "Connection terminated".
+    void ended.catch(() => {});
+    await Promise.all([...open].map((client) => client.end().catch(() => {})));
+  };
+  return { dialect, db, close };
 }
 
 // Node reports a refused connection to a name with several addresses (localhost as ::1 and
