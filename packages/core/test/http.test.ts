@@ -134,6 +134,22 @@ describe("HTTP server factory: what the error mapper is told", () => {
     assert.match(logged?.err?.message ?? "", /secret_column/);
   });
 
+  test("every answer carries its request id: success, domain error, unknown route, bad body, crash", async () => {
+    const answers = [
+      await fetch(`${base}/things/1`, { method: "DELETE" }),
+      await fetch(`${base}/conflict`),
+      await fetch(`${base}/no-such-route`),
+      await fetch(`${base}/typed`, jsonPost("{oops")),
+      await fetch(`${base}/typed`, jsonPost(JSON.stringify({ name: "x".repeat(5000), size: 1 }))),
+      await fetch(`${base}/boom`),
+    ];
+    const ids = answers.map((res) => res.headers.get("x-request-id"));
+    for (const id of ids) assert.match(id ?? "", /^[0-9a-f-]{36}$/);
+    assert.equal(new Set(ids).size, answers.length);
+    const kept = await fetch(`${base}/conflict`, { headers: { "x-request-id": "client-chosen-7" } });
+    assert.equal(kept.headers.get("x-request-id"), "client-chosen-7");
+  });
+
   test("an empty JSON body (DELETE with Content-Type: application/json) is no body, not an error", async () => {
     const res = await fetch(`${base}/things/7`, {
       method: "DELETE",

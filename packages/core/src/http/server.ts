@@ -111,8 +111,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
   });
   app.decorateRequest("rootUrl", { getter: rootUrl });
-  app.addHook("onSend", async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
 
   const answer = (reply: FastifyReply, request: FastifyRequest, problem: HttpProblem) => {

@@ -1,7 +1,7 @@
 import { Forbidden, type HttpServer, readBool } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
-import { authenticate, sudo } from "../../services/auth.ts";
+import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
@@ -33,6 +33,19 @@ function queryValue(request: FastifyRequest, ...names: string[]): string | undef
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Sets `request.caller` from the request's credentials, acting as the `Sudo` user when asked. */
+async function identify(database: ForgeDatabase, request: FastifyRequest, credentials: Credentials) {
+  const caller = await authenticate(database, credentials);
+  const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
+  request.caller =
+    caller && typeof sudoName === "string" && sudoName !== "" ? await sudo(database, caller, sudoName) : caller;
+  if (request.caller && readBool(request.caller.account.must_change_password)) {
+    throw new Forbidden(
+      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
+    );
+  }
+}
+
 /** Gitea's REST API v1 under /api/v1: who the caller is, what a token may do, then the routes. */
 export async function registerApiV1(
   app: HttpServer,
@@ -43,27 +56,19 @@ export async function registerApiV1(
     async (scope) => {
       const api = scope as unknown as HttpServer;
       api.decorateRequest("caller", undefined);
-      api.addHook("onRequest", async (request) => {
+      // Callback hooks, not async ones: they run on every call, and an anonymous read (most of
+      // them) has nothing to wait for, so it should not pay for a promise.
+      api.addHook("onRequest", (request, _reply, done) => {
         const authorization = request.headers.authorization;
-        const caller = await authenticate(database, {
-          authorization,
-          queryToken: queryValue(request, "token", "access_token"),
-        });
-        const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
-        request.caller =
-          caller && typeof sudoName === "string" && sudoName !== ""
-            ? await sudo(database, caller, sudoName)
-            : caller;
-        if (request.caller && readBool(request.caller.account.must_change_password)) {
-          throw new Forbidden(
-            `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
-          );
-        }
+        const queryToken = queryValue(request, "token", "access_token");
+        if (authorization === undefined && queryToken === undefined) return done();
+        identify(database, request, { authorization, queryToken }).then(() => done(), done);
       });
-      api.addHook("preHandler", async (request) => {
+      api.addHook("preHandler", (request, _reply, done) => {
         const category = request.routeOptions.config.scope;
         const scopes = request.caller?.scopes;
         if (category && scopes) checkScope(scopes, category, !READS.has(request.method));
+        done();
       });
       const context: ApiContext = {
         app: api,
