@@ -39,10 +39,8 @@ function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFl
     for (const setting of ["ssh-port", "default-paging-num", "max-response-items"] as const)
       flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
   } else {
-    flags.push({
-      key: "inventory.api-throttle-per-minute",
-      flag: short ? "--api-throttle-per-minute" : undefined,
-    });
+    for (const setting of ["api-throttle-per-minute", "full-multiple-companies-support"] as const)
+      flags.push({ key: `inventory.${setting}`, flag: short ? `--${setting}` : undefined });
   }
   return flags;
 }

@@ -28,7 +28,10 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
   };
   return name === "forge"
     ? createForge(config, { sshPort: settings["forge.ssh-port"] })
-    : createInventory(config, { apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"] });
+    : createInventory(config, {
+        apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],
+        fullMultipleCompaniesSupport: settings["inventory.full-multiple-companies-support"],
+      });
 }
 
 /** Starts the services in order; if one fails, the ones already started are closed again. */

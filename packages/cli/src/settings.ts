@@ -122,6 +122,12 @@ export const settingsSpec = {
       "API requests per user per minute before 429 (Snipe-IT's API_THROTTLE_PER_MINUTE; 0: no limit)",
     accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
   } as ConfigKey<"integer">,
+  "inventory.full-multiple-companies-support": {
+    type: "boolean",
+    default: false,
+    description:
+      "non-superusers see and change only their own company's records (Snipe-IT's full multiple companies support)",
+  } as ConfigKey<"boolean">,
   "hooks.port": { type: "port", default: 9000, description: "hook runner HTTP port" } as ConfigKey<"port">,
   "hooks.files": {
     type: "list",

@@ -1,13 +1,18 @@
-import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/core";
+import { createHttpService, type HttpService, type ServiceConfig, type UploadLimits } from "@anvil/core";
 import { mapInventoryError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import type { InventoryTables } from "./schemas/tables.ts";
+import { storageUnder } from "./services/storage.ts";
 
 export interface InventoryOptions {
   /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE, default 120); 0 disables. */
   apiThrottlePerMinute?: number;
+  /** Snipe-IT's full multiple companies support (default off): non-superusers see only their company's rows. */
+  fullMultipleCompaniesSupport?: boolean;
+  /** Largest uploaded file and most files per request (images, attachments, CSV imports); core's defaults when absent. */
+  uploads?: UploadLimits;
 }
 
 /** The IT asset inventory with Snipe-IT's REST API v1. */
@@ -21,6 +26,7 @@ export function createApp(
     migrationOwner: "inventory",
     migrations,
     mapError: mapInventoryError,
+    uploads: options.uploads,
     // Snipe-IT publishes no machine-readable API description; ours sits beside the API.
     openapi: {
       title: "anvil inventory (Snipe-IT API v1)",
@@ -29,7 +35,11 @@ export function createApp(
     },
     register: async (app, database) => {
       registerHealth(app, database);
-      await registerApiV1(app, database, { throttlePerMinute: options.apiThrottlePerMinute ?? 120 });
+      await registerApiV1(app, database, {
+        throttlePerMinute: options.apiThrottlePerMinute ?? 120,
+        fullMultipleCompaniesSupport: options.fullMultipleCompaniesSupport ?? false,
+        storage: storageUnder(config.dataDir),
+      });
     },
   });
 }

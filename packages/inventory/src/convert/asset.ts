@@ -1,8 +1,10 @@
 import type { AnyKysely } from "@anvil/core";
 import { namesOf, type Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
+import { customFieldsOf } from "../services/custom-values.ts";
+import { imageUrl } from "../services/images.ts";
 import { type Caller, can } from "../services/permissions.ts";
-import { bool, date, datetime, escaped, money, related } from "./format.ts";
+import { bool, date, datetime, escaped, forHumans, money, related } from "./format.ts";
 
 // Snipe-IT's asset transformer (spec §7.3): rows → the asset object. Everything related to a page
 // of assets (models, labels, holders…) is loaded once for the page, not per row.
@@ -15,19 +17,20 @@ export const HOLDER_CLASSES = {
 } as const;
 export type HolderType = keyof typeof HOLDER_CLASSES;
 
-/**
- * The asset's custom field values, keyed by the field's display name. Always an object; `{}`
- * until custom fields exist (the custom fields wave replaces this function).
- */
-export function assetCustomFields(_row: Row): Record<string, unknown> {
-  return {};
-}
-
 interface Loaded {
   models: Map<number, Row>;
   labels: Map<number, Row>;
   users: Map<number, Row>;
   names: Record<string, ReadonlyMap<number, string>>;
+  /** Each asset's installed components, when asked for. */
+  components?: Map<number, Record<string, unknown>[]>;
+  /** Each asset's `custom_fields` object; assets whose model has no fieldset have none. */
+  customFields?: Map<number, Record<string, unknown>>;
+}
+
+export interface PresentOptions {
+  /** Embed `components[]` (`?components=true`, spec §7.3). */
+  components?: boolean;
 }
 
 function ids(rows: Row[], column: string): number[] {
@@ -58,6 +61,7 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
       "category_id",
       "manufacturer_id",
       "eol",
+      "fieldset_id",
     ]),
     byId(db, "status_labels", ids(rows, "status_id"), ["id", "name", "deployable", "pending", "archived"]),
     byId(db, "users", holderIds(rows, "user"), [
@@ -89,6 +93,46 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
   return { models, labels, users, names };
 }
 
+/** The components installed in each asset (one entry per check-out row), read once for the page. */
+async function componentsOf(
+  db: AnyKysely,
+  assetIds: number[],
+): Promise<Map<number, Record<string, unknown>[]>> {
+  const installed = new Map<number, Record<string, unknown>[]>(assetIds.map((id) => [id, []]));
+  if (assetIds.length === 0) return installed;
+  const rows = await db
+    .selectFrom("components_assets")
+    .innerJoin("components", "components.id", "components_assets.component_id")
+    .select([
+      "components_assets.id as pivot_id",
+      "components_assets.asset_id",
+      "components_assets.assigned_qty",
+      "components_assets.created_at",
+      "components.id",
+      "components.name",
+      "components.purchase_cost",
+    ])
+    .where("components_assets.asset_id", "in", assetIds)
+    .where("components.deleted_at", "is", null)
+    .orderBy("components_assets.id")
+    .execute();
+  for (const row of rows) {
+    const qty = Number(row.assigned_qty);
+    const cost = row.purchase_cost === null ? null : Number(row.purchase_cost);
+    installed.get(Number(row.asset_id))?.push({
+      id: Number(row.id),
+      pivot_id: Number(row.pivot_id),
+      name: escaped(row.name as string),
+      qty,
+      // Snipe-IT prints the stored decimal as it is, and the total as the product.
+      price_cost: cost === null ? null : cost.toFixed(2),
+      purchase_total: Math.round((cost ?? 0) * qty * 100) / 100,
+      checkout_date: datetime(row.created_at as string | Date),
+    });
+  }
+  return installed;
+}
+
 /** Whole months from one `YYYY-MM-DD` to another, as Carbon's diffInMonths counts them. */
 export function monthsBetween(from: string, to: string): number {
   const [fy, fm, fd] = from.split("-").map(Number);
@@ -113,20 +157,7 @@ export function age(day: string | null, now = new Date()): string {
   if (!day) return "";
   const then = new Date(`${day.slice(0, 10)}T00:00:00Z`);
   if (Number.isNaN(then.getTime())) return "";
-  const seconds = Math.round((now.getTime() - then.getTime()) / 1000);
-  const span = Math.abs(seconds);
-  const units: [string, number][] = [
-    ["year", 365 * 86400],
-    ["month", 30 * 86400],
-    ["week", 7 * 86400],
-    ["day", 86400],
-    ["hour", 3600],
-    ["minute", 60],
-    ["second", 1],
-  ];
-  const [unit, size] = units.find(([, size]) => span >= size) ?? ["second", 1];
-  const count = Math.max(1, Math.floor(span / size));
-  return `${count} ${unit}${count === 1 ? "" : "s"} ${seconds >= 0 ? "ago" : "from now"}`;
+  return forHumans(then, now);
 }
 
 function text(value: unknown): string {
@@ -203,7 +234,7 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
     company: related(row.company_id as number | null, loaded.names.company),
     location: related(row.location_id as number | null, loaded.names.location),
     rtd_location: related(row.rtd_location_id as number | null, loaded.names.location),
-    image: null,
+    image: imageUrl(caller, "assets", row.image),
     assigned_to: holderOf(row, loaded),
     warranty_months: warranty === null ? null : `${warranty} months`,
     warranty_expires: warranty !== null && purchased ? date(addMonths(purchased, warranty)) : null,
@@ -224,7 +255,8 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
     requests_counter: Number(row.requests_counter ?? 0),
     user_can_checkout: canCheckout,
     book_value: money(row.purchase_cost as string | null),
-    custom_fields: assetCustomFields(row),
+    custom_fields: loaded.customFields?.get(row.id) ?? {},
+    ...(loaded.components ? { components: loaded.components.get(row.id) ?? [] } : {}),
     available_actions: {
       checkout: may("checkout") && canCheckout,
       checkin: may("checkin") && assigned && !deleted,
@@ -238,7 +270,19 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
 }
 
 /** Asset objects for a page of rows. */
-export async function presentAssets(db: AnyKysely, caller: Caller, rows: Row[]) {
-  const loaded = await load(db, rows);
-  return rows.map((row) => present(row, loaded, caller));
+export async function presentAssets(
+  db: AnyKysely,
+  caller: Caller,
+  rows: Row[],
+  options: PresentOptions = {},
+) {
+  const [loaded, components] = await Promise.all([
+    load(db, rows),
+    options.components ? componentsOf(db, [...new Set(rows.map((row) => row.id))]) : undefined,
+  ]);
+  const customFields = await customFieldsOf(db, caller, rows, (modelId) => {
+    const fieldset = loaded.models.get(modelId)?.fieldset_id;
+    return fieldset === null || fieldset === undefined ? null : Number(fieldset);
+  });
+  return rows.map((row) => present(row, { ...loaded, components, customFields }, caller));
 }

@@ -4,6 +4,18 @@ import { catalog } from "./0002_catalog.ts";
 import { activity } from "./0003_activity.ts";
 import { assets } from "./0004_assets.ts";
 import { items } from "./0005_items.ts";
+import { customFields } from "./0006_custom_fields.ts";
+import { files } from "./0007_files.ts";
+import { listIndexes } from "./0009_list_indexes.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
-export const migrations: readonly NamedMigration[] = [people, catalog, activity, assets, items];
+export const migrations: readonly NamedMigration[] = [
+  people,
+  catalog,
+  activity,
+  assets,
+  items,
+  customFields,
+  files,
+  listIndexes,
+];

@@ -1,6 +1,7 @@
 import { Conflict } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
 import type { Executor } from "../services/database.ts";
+import { imageUrl } from "../services/images.ts";
 import { can } from "../services/permissions.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
 import { actions, recordFields } from "./common.ts";
@@ -76,7 +77,7 @@ export const accessories: ResourceDefinition = {
     return {
       id: row.id,
       name: escaped(row.name as string),
-      image: null,
+      image: imageUrl(context.caller, "accessories", row.image),
       ...stockRelations(row, context),
       ...purchase(row),
       notes: escaped(row.notes as string | null),

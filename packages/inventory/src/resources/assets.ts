@@ -2,6 +2,7 @@ import { Invalid } from "@anvil/core";
 import { addMonths, HOLDER_CLASSES, type HolderType, presentAssets } from "../convert/asset.ts";
 import type { Row } from "../repositories/records.ts";
 import { checkoutWithin } from "../services/checkout.ts";
+import { saveAssetValues } from "../services/custom-values.ts";
 import { storedNow } from "../services/database.ts";
 import type { ResourceDefinition, WriteContext } from "../services/resource.ts";
 import { statusType } from "./statuslabels.ts";
@@ -140,13 +141,16 @@ async function afterSave(
   row: Row,
   values: Record<string, unknown>,
   before: Row | undefined,
+  input: Readonly<Record<string, unknown>>,
 ) {
+  const changed = await saveAssetValues(context, row, input, before ? "update" : "create");
   const target = assignmentOf(values);
-  if (!target) return;
-  await checkoutWithin(context, row, target, {
-    note: before ? "Checked out on asset update" : "Checked out on asset creation",
-    expectedCheckin: (row.expected_checkin as string | null) ?? null,
-  });
+  if (target)
+    await checkoutWithin(context, row, target, {
+      note: before ? "Checked out on asset update" : "Checked out on asset creation",
+      expectedCheckin: (row.expected_checkin as string | null) ?? null,
+    });
+  return changed;
 }
 
 export const assets: ResourceDefinition = {

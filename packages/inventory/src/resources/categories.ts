@@ -1,5 +1,6 @@
 import { Conflict, Invalid } from "@anvil/core";
 import { bool, escaped } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields } from "./common.ts";
 
@@ -99,7 +100,7 @@ export const categories: ResourceDefinition = {
     return {
       id: row.id,
       name: escaped(row.name as string),
-      image: null,
+      image: imageUrl(context.caller, "categories", row.image),
       category_type: label(type),
       has_eula: row.eula_text !== null || bool(row.use_default_eula as number),
       use_default_eula: bool(row.use_default_eula as number),

@@ -1,4 +1,5 @@
 import { escaped } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields, texts } from "./common.ts";
 
@@ -49,7 +50,7 @@ export const companies: ResourceDefinition = {
     id: row.id,
     name: escaped(row.name as string),
     ...texts(row, ["phone", "fax", "email"]),
-    image: null,
+    image: imageUrl(context.caller, "companies", row.image),
     ...context.counts,
     ...recordFields(row, context),
     notes: escaped(row.notes as string | null),

@@ -1,4 +1,5 @@
 import { escaped } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import { can } from "../services/permissions.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
 import { actions, recordFields } from "./common.ts";
@@ -54,7 +55,7 @@ export const consumables: ResourceDefinition = {
     return {
       id: row.id,
       name: escaped(row.name as string),
-      image: null,
+      image: imageUrl(context.caller, "consumables", row.image),
       category,
       company,
       item_no: escaped(row.item_no as string | null),

@@ -1,4 +1,5 @@
 import { escaped, related } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields, texts } from "./common.ts";
 
@@ -58,7 +59,7 @@ export const departments: ResourceDefinition = {
     id: row.id,
     name: escaped(row.name as string),
     ...texts(row, ["phone", "fax"]),
-    image: null,
+    image: imageUrl(context.caller, "departments", row.image),
     company: related(row.company_id as number | null, context.names.company),
     manager: related(row.manager_id as number | null, context.names.manager),
     location: related(row.location_id as number | null, context.names.location),

@@ -1,7 +1,10 @@
 import { type AnyKysely, Invalid } from "@anvil/core";
 import { escaped, related } from "../convert/format.ts";
-import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
+import type { Row } from "../repositories/records.ts";
+import { imageUrl } from "../services/images.ts";
+import { presentRows, type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { ADDRESS_COLUMNS, ADDRESS_RULES, actions, CREATED_BY, recordFields, texts } from "./common.ts";
+import { users } from "./users.ts";
 
 const COUNTS = [
   "accessories_count",
@@ -109,6 +112,18 @@ export const locations: ResourceDefinition = {
     company: { table: "companies", column: "company_id" },
   },
   counts: COUNTS,
+  // The manager is the full user object (spec §12), not `{id, name}`.
+  preload: async (database, caller, rows) => {
+    const ids = [
+      ...new Set(rows.flatMap((row) => (row.manager_id === null ? [] : [Number(row.manager_id)]))),
+    ];
+    const managers =
+      ids.length === 0
+        ? []
+        : ((await database.db.selectFrom("users").selectAll().where("id", "in", ids).execute()) as Row[]);
+    const shown = await presentRows(database, users, caller, managers);
+    return { manager: new Map(shown.map((user) => [Number(user.id), user])) };
+  },
   prepare: async (context, values, before) => {
     const parentId = values.parent_id;
     if (before && typeof parentId === "number" && (await createsCycle(context.trx, before.id, parentId)))
@@ -133,7 +148,7 @@ export const locations: ResourceDefinition = {
     return {
       id: row.id,
       name: escaped(row.name as string),
-      image: null,
+      image: imageUrl(context.caller, "locations", row.image),
       ...texts(row, ADDRESS_COLUMNS),
       ...counts,
       currency: escaped(row.currency as string | null),
@@ -141,7 +156,7 @@ export const locations: ResourceDefinition = {
       notes: escaped(row.notes as string | null),
       ...recordFields(row, context),
       parent: related(row.parent_id as number | null, context.names.parent),
-      manager: related(row.manager_id as number | null, context.names.manager),
+      manager: context.preloaded.manager?.get(Number(row.manager_id)) ?? null,
       company: related(row.company_id as number | null, context.names.company),
       children: children.map((child) => ({ id: Number(child.id), name: escaped(child.name) })),
       available_actions: { ...may, delete: deletable, bulk_selectable: { delete: deletable } },

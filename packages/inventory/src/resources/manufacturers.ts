@@ -1,4 +1,5 @@
 import { datetime, escaped } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields, texts } from "./common.ts";
 
@@ -85,7 +86,7 @@ export const manufacturers: ResourceDefinition = {
       id: row.id,
       name: escaped(row.name as string),
       ...texts(row, ["url", "support_url", "warranty_lookup_url", "support_phone", "support_email"]),
-      image: null,
+      image: imageUrl(context.caller, "manufacturers", row.image),
       ...context.counts,
       notes: escaped(row.notes as string | null),
       ...recordFields(row, context),

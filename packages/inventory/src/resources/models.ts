@@ -1,5 +1,7 @@
 import { Invalid } from "@anvil/core";
 import { bool, datetime, escaped, related } from "../convert/format.ts";
+import { defaultFieldsetValues, saveModelDefaults } from "../services/custom-values.ts";
+import { imageUrl } from "../services/images.ts";
 import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields } from "./common.ts";
 
@@ -28,6 +30,8 @@ export const models: ResourceDefinition = {
     depreciation_id: "nullable|integer|exists:depreciations",
     fieldset_id: "nullable|integer|exists:custom_fieldsets",
     custom_fieldset_id: "nullable|integer|exists:custom_fieldsets",
+    default_values: "nullable|object",
+    add_default_values: "nullable|boolean",
     eol: "nullable|integer|min:0|max:240",
     min_amt: "nullable|integer|min:0|max:2147483647",
     requestable: "nullable|boolean",
@@ -79,10 +83,10 @@ export const models: ResourceDefinition = {
     fieldset: { table: "custom_fieldsets", column: "fieldset_id" },
   },
   counts: ["assets_count"],
-  prepare: async (context, values) => {
+  prepare: async (context, values, before) => {
     const extra: Record<string, unknown> = {};
-    if (values.custom_fieldset_id !== undefined && values.fieldset_id === undefined)
-      extra.fieldset_id = values.custom_fieldset_id;
+    // Updates also take the fieldset as custom_fieldset_id, which wins (spec §8).
+    if (before && values.custom_fieldset_id !== undefined) extra.fieldset_id = values.custom_fieldset_id;
     if (typeof values.category_id === "number") {
       const category = await context.trx
         .selectFrom("categories")
@@ -100,7 +104,8 @@ export const models: ResourceDefinition = {
     ["assets_count"],
     "This model is currently associated with one or more assets and cannot be deleted. Please delete the assets, and then try deleting again. ",
   ),
-  present: (row, context) => {
+  afterSave: (context, row, values) => saveModelDefaults(context, row, values),
+  present: async (row, context) => {
     const assets = context.counts.assets_count;
     const deleted = row.deleted_at !== null;
     const may = actions(context, "models", { clone: "create", restore: "delete" });
@@ -108,7 +113,7 @@ export const models: ResourceDefinition = {
       id: row.id,
       name: escaped(row.name as string),
       manufacturer: related(row.manufacturer_id as number | null, context.names.manufacturer),
-      image: null,
+      image: imageUrl(context.caller, "models", row.image),
       model_number: escaped(row.model_number as string | null),
       min_amt: row.min_amt === null ? null : Number(row.min_amt),
       remaining: assets - Number(row.min_amt ?? 0),
@@ -116,7 +121,7 @@ export const models: ResourceDefinition = {
       assets_count: assets,
       category: related(row.category_id as number, context.names.category),
       fieldset: related(row.fieldset_id as number | null, context.names.fieldset),
-      default_fieldset_values: [],
+      default_fieldset_values: await defaultFieldsetValues(context.db, row),
       eol: row.eol === null || row.eol === undefined ? "None" : `${row.eol} months`,
       requestable: bool(row.requestable as number),
       notes: escaped(row.notes as string | null),

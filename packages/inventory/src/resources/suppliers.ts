@@ -1,5 +1,6 @@
 import { Conflict } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
+import { imageUrl } from "../services/images.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
 import { ADDRESS_COLUMNS, ADDRESS_RULES, actions, CREATED_BY, recordFields, texts } from "./common.ts";
 
@@ -61,7 +62,7 @@ export const suppliers: ResourceDefinition = {
   present: (row, context) => ({
     id: row.id,
     name: escaped(row.name as string),
-    image: null,
+    image: imageUrl(context.caller, "suppliers", row.image),
     ...texts(row, TEXT),
     ...context.counts,
     notes: escaped(row.notes as string | null),

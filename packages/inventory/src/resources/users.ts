@@ -1,6 +1,7 @@
 import { hashPassword, Invalid } from "@anvil/core";
 import { bool, date, datetime, escaped, related } from "../convert/format.ts";
 import type { AnyExpressionBuilder, AnySelect, Row } from "../repositories/records.ts";
+import { imageUrl } from "../services/images.ts";
 import { isSuperuser, parsePermissions } from "../services/permissions.ts";
 import type { ResourceDefinition, WriteContext } from "../services/resource.ts";
 import { actions, recordFields } from "./common.ts";
@@ -248,7 +249,7 @@ export const users: ResourceDefinition = {
     const last = row.last_name === null ? "" : String(row.last_name);
     return {
       id: row.id,
-      avatar: null,
+      avatar: imageUrl(context.caller, "users", row.avatar),
       name: escaped(`${first} ${last}`.trim()),
       first_name: escaped(first),
       last_name: escaped(row.last_name as string | null),

@@ -46,7 +46,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
 
   app.get("/show/:id", { schema: { tags } }, async (request) => {
     const caller = authorized(request, "assets.view");
-    return (await presentAssets(db(), caller, [await findAsset(db(), idParam(request))]))[0];
+    return (await presentAssets(db(), caller, [await findAsset(db(), idParam(request), caller)]))[0];
   });
 
   const create = async (request: FastifyRequest) => {
@@ -62,7 +62,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
   app.patch("/:id", { schema: { tags } }, async (request) => {
     const caller = authorized(request, "assets.edit");
     const id = idParam(request);
-    const known = await findAsset(db(), id).then(
+    const known = await findAsset(db(), id, caller).then(
       (asset) => asset.deleted_at === null,
       () => false,
     );
@@ -87,7 +87,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
 
   app.get("/:id/checkout", { schema: { tags } }, async (request) => {
     const caller = authorized(request, "assets.view");
-    const asset = await findAsset(db(), idParam(request)).catch(() => undefined);
+    const asset = await findAsset(db(), idParam(request), caller).catch(() => undefined);
     if (!asset) return { success: false, error: ASSET_NOT_FOUND };
     if (asset.assigned_to === null) return null;
     const [shown] = await presentAssets(db(), caller, [asset]);
@@ -114,7 +114,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     if (type) body[`assigned_${type}`] = input.assigned_id;
     return answer(async () => {
       const id = idParam(request);
-      const asset = await findAsset(db(), id, assets.notFound);
+      const asset = await findAsset(db(), id, caller, assets.notFound);
       if (asset.deleted_at !== null) throw new NotFound(assets.notFound);
       const { target, options } = await checkoutRequest(db(), body);
       return (await checkoutAsset(database, caller, originOf(request), id, target, options)).id;
@@ -126,7 +126,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     const input = bodyOf(request);
     return answer(async () => {
       const id = idParam(request);
-      const asset = await findAsset(db(), id, assets.notFound);
+      const asset = await findAsset(db(), id, caller, assets.notFound);
       if (asset.deleted_at !== null) throw new NotFound(assets.notFound);
       const options = await checkinRequest(db(), { ...input, checkin_at: input.checkin_date });
       return (await checkinAsset(database, caller, originOf(request), id, options)).id;

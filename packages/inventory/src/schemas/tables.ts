@@ -258,6 +258,8 @@ export interface ActionLogTable {
   action_date: Time;
   created_at: Time;
   updated_at: Time;
+  /** The stored file of an "uploaded" entry (a generated name under the data directory). */
+  filename: Text;
 }
 
 export interface ApiThrottleTable {
@@ -363,6 +365,24 @@ export interface LicenseSeatTable extends CheckoutColumns {
   notes: Text;
 }
 
+/** A CSV file uploaded for import (spec §21); file_path is the generated name it is stored under. */
+export interface ImportTable {
+  id: Generated<number>;
+  /** The client's file name, shown only. */
+  name: string;
+  file_path: string;
+  filesize: number;
+  import_type: Text;
+  /** JSON arrays of the first two CSV records. */
+  header_row: string;
+  first_row: string;
+  /** JSON object of CSV header -> field key, as the last processing used it. */
+  field_map: Text;
+  created_by: Ref;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface InventoryTables {
   users: UserTable;
   permission_groups: PermissionGroupTable;
@@ -389,4 +409,5 @@ export interface InventoryTables {
   components_assets: ComponentAssetTable;
   licenses: LicenseTable;
   license_seats: LicenseSeatTable;
+  imports: ImportTable;
 }

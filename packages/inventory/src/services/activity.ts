@@ -25,6 +25,8 @@ export interface ActionEntry {
   meta?: Record<string, { old: unknown; new: unknown }>;
   locationId?: number | null;
   origin?: RequestOrigin;
+  /** The stored file of an "uploaded" entry. */
+  filename?: string;
 }
 
 export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
@@ -42,6 +44,7 @@ export async function logAction(trx: Executor, dialect: DialectName, entry: Acti
     remote_ip: entry.origin?.remoteIp ?? null,
     user_agent: entry.origin?.userAgent ?? null,
     action_source: "api",
+    filename: entry.filename ?? null,
     action_date: now,
     created_at: now,
     updated_at: now,

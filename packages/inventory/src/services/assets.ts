@@ -1,15 +1,18 @@
 import {
   type AnyKysely,
   containsText,
+  type DialectName,
   Invalid,
   isUniqueViolation,
   NotFound,
+  prepared,
   toStoredTime,
 } from "@anvil/core";
-import { type Expression, type SqlBool, sql } from "kysely";
+import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import { presentAssets } from "../convert/asset.ts";
 import { type AnyExpressionBuilder, type AnySelect, listRecords, type Row } from "../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, holderType, RESTORE_MESSAGES, toDay } from "../resources/assets.ts";
+import type { InventoryTables } from "../schemas/tables.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import {
   type CheckinOptions,
@@ -18,10 +21,18 @@ import {
   checkoutWithin,
   lockedAsset,
 } from "./checkout.ts";
+import { inCallersCompany, visibleTo } from "./companies.ts";
+import {
+  type CustomFieldListing,
+  customFieldListing,
+  customValueContains,
+  saveAssetValues,
+} from "./custom-values.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { type ListParams, listParams } from "./listing.ts";
 import type { Caller } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
+import { releaseAssetSeats } from "./seats.ts";
 
 // Assets beyond the generic create/update (spec §7): their list with its many filters, lookups by
 // tag and serial, check-out, check-in, delete (checking in first), restore and audit.
@@ -96,11 +107,14 @@ const RELATION_SORTS: Record<string, Expression<unknown>> = {
 
 const SORTS = [...PLAIN_SORTS, ...Object.keys(RELATION_SORTS)];
 
+/** An asset column as text, to look for words in. */
+function asText(column: string): Expression<unknown> {
+  return sql`cast(assets.${sql.ref(column)} as text)`;
+}
+
 /** What the search looks in: the asset's own text and the names of everything related to it. */
 const SEARCHED: Expression<unknown>[] = [
-  ...["name", "asset_tag", "serial", "order_number", "purchase_cost", "notes", "purchase_date"].map(
-    (column) => sql`cast(assets.${sql.ref(column)} as text)`,
-  ),
+  ...["name", "asset_tag", "serial", "order_number", "purchase_cost", "notes", "purchase_date"].map(asText),
   ...Object.entries(RELATION_SORTS)
     .filter(([key]) => key !== "created_by")
     .map(([, expression]) => expression),
@@ -108,12 +122,77 @@ const SEARCHED: Expression<unknown>[] = [
   sql`(select related.username from users as related where assets.assigned_type = 'user' and related.id = assets.assigned_to)`,
 ];
 
+/**
+ * What each key of `filter` (spec §4) looks in, as Snipe-IT's per-column filter does: the asset's
+ * own columns and the names of what is related to it. Only these keys, and custom-field columns
+ * known to exist, ever reach the query.
+ */
+const FILTERED: Readonly<Record<string, Expression<unknown>>> = {
+  ...Object.fromEntries(
+    [
+      "name",
+      "asset_tag",
+      "serial",
+      "order_number",
+      "purchase_cost",
+      "purchase_date",
+      "notes",
+      "warranty_months",
+      "asset_eol_date",
+      "expected_checkin",
+      "last_checkout",
+      "last_checkin",
+      "last_audit_date",
+      "next_audit_date",
+      "created_at",
+      "updated_at",
+    ].map((column) => [column, asText(column)]),
+  ),
+  ...RELATION_SORTS,
+};
+
+/**
+ * `filter`: a JSON object of column → text, each column's value containing its text. Snipe-IT
+ * drops a value that does not decode to an object (its json_decode answers null), so malformed
+ * JSON, an array or a bare value mean no filter, and `search` applies. Keys may carry Snipe-IT's
+ * `custom_fields.` prefix; a value that is not text, a number or a boolean filters nothing.
+ */
+export function assetFilter(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== "string") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+  const entries = Object.entries(parsed);
+  if (entries.length === 0) return undefined;
+  // As PHP joins them into its LIKE pattern: true is "1", false is "".
+  const text = (given: unknown) =>
+    typeof given === "boolean" ? (given ? "1" : "") : typeof given === "number" ? String(given) : given;
+  return Object.fromEntries(
+    entries.flatMap(([key, given]) => {
+      const wanted = text(given);
+      return typeof wanted === "string" ? [[key.replace(/^custom_fields\./, ""), wanted]] : [];
+    }),
+  );
+}
+
 const LABEL_TYPES: Record<string, Record<string, boolean>> = {
   deployable: { deployable: true, pending: false, archived: false },
   pending: { pending: true },
   archived: { archived: true },
   undeployable: { deployable: false, pending: false, archived: false },
 };
+
+// The archived labels, as values: the default list hides their assets, and a list of ids lets the
+// database check each asset against them in its index (~3 ms for 100,000 on SQLite), where
+// `not in (select …)` probed a temporary table for every asset (~8 ms), for the total and again
+// for every row a deep page steps over.
+const archivedLabels = prepared((db: Kysely<InventoryTables>) =>
+  db.selectFrom("status_labels").select("id").where("archived", "=", true),
+);
 
 /** Assets whose label is of this type. */
 function labelled(eb: AnyExpressionBuilder, type: string) {
@@ -135,7 +214,22 @@ function idsOf(values: string[]): number[] | null {
   return ids.every((id) => /^\d+$/.test(id)) ? ids.map(Number) : null;
 }
 
-function refineList(select: AnySelect, query: Record<string, unknown>, params: ListParams, dialect: string) {
+interface ListSearch {
+  params: ListParams;
+  dialect: DialectName;
+  /** The per-column filter, when one was given: then `search` is not applied. */
+  filter?: Record<string, string>;
+  /** The custom fields the query names: their filters, sorts and the filter's custom columns. */
+  custom: CustomFieldListing;
+}
+
+function refineList(
+  select: AnySelect,
+  query: Record<string, unknown>,
+  search: ListSearch,
+  /** Labels whose assets show only when a status or label is asked for. */
+  hiddenLabels: readonly number[],
+) {
   let q = select;
   const none = () => q.where(sql<SqlBool>`1 = 0`);
   const idFilter = (values: string[], apply: (ids: number[]) => AnySelect) => {
@@ -183,30 +277,54 @@ function refineList(select: AnySelect, query: Record<string, unknown>, params: L
   else if (status === "requestable")
     q = q.where("assets.requestable", "=", true).where((eb) => labelled(eb, "deployable"));
   else if (status === "byod") q = q.where("assets.byod", "=", true);
-  else if (status !== "deleted" && strings(query.status_id).length === 0)
+  else if (status !== "deleted" && strings(query.status_id).length === 0 && hiddenLabels.length > 0)
     // Archived assets only show when asked for (setting show_archived_in_list, default off).
-    q = q.where((eb) => eb.not(labelled(eb, "archived")));
+    q = q.where("assets.status_id", "not in", hiddenLabels);
 
-  if (params.search.length > 0)
+  const { params, dialect, filter } = search;
+  if (filter) {
+    for (const [column, text] of Object.entries(filter)) {
+      const looked = FILTERED[column] ?? search.custom.columnValue(column);
+      if (looked) q = q.where(containsText(dialect, looked, text));
+    }
+  } else if (params.search.length > 0)
     q = q.where((eb) =>
       eb.or(
-        params.search.flatMap((term) =>
-          SEARCHED.map((expression) => containsText(dialect as "sqlite" | "postgres", expression, term)),
-        ),
+        params.search.flatMap((term) => [
+          ...SEARCHED.map((expression) => containsText(dialect, expression, term)),
+          customValueContains(dialect, term),
+        ]),
       ),
     );
-  return q;
+  return search.custom.refine(q);
+}
+
+/** Which assets a list is of, beyond its query. */
+export interface AssetListScope {
+  /** Conditions of the route (due audits, one holder's assets…). */
+  narrow?: (select: AnySelect) => AnySelect;
+  /** Archived assets too when no status is asked for (what a holder holds, whatever its label). */
+  everyStatus?: boolean;
+}
+
+/** `components=true` embeds each asset's components (spec §7.3), on every route that shows assets. */
+export function withComponents(query: Record<string, unknown>): boolean {
+  return query.components === "true";
 }
 
 export async function listAssets(
   database: InventoryDatabase,
   caller: Caller,
   query: Record<string, unknown>,
-  narrow?: (select: AnySelect) => AnySelect,
+  scope: AssetListScope = {},
 ) {
-  const params = listParams(query, { allowed: SORTS, default: "created_at" });
-  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
   const db = database.db as AnyKysely;
+  const custom = await customFieldListing(db, database.dialect, query);
+  const params = listParams(query, { allowed: [...SORTS, ...custom.sorts], default: "created_at" });
+  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
+  const filter = assetFilter(query.filter);
+  const search: ListSearch = { params, dialect: database.dialect, filter, custom };
+  const hidden = scope.everyStatus ? [] : (await archivedLabels(db)).map((label) => Number(label.id));
   const page = await listRecords(
     db,
     database.dialect,
@@ -217,14 +335,15 @@ export async function listAssets(
       searchColumns: [],
       filters: {},
       refine: (select) => {
-        const refined = refineList(select, query, params, database.dialect);
-        return narrow ? narrow(refined) : refined;
+        const refined = refineList(select, query, search, hidden);
+        return inCallersCompany(scope.narrow ? scope.narrow(refined) : refined, caller, "assets");
       },
-      sortExpression: (sort) => RELATION_SORTS[sort],
+      sortExpression: (sort) => RELATION_SORTS[sort] ?? custom.sortExpression(sort),
     },
     params,
   );
-  return { total: page.total, rows: await presentAssets(db, caller, page.rows), params };
+  const rows = await presentAssets(db, caller, page.rows, { components: withComponents(query) });
+  return { total: page.total, rows, params };
 }
 
 /** Assets whose audit (or expected check-in) is due soon, overdue, or either (spec §7.1). */
@@ -246,34 +365,39 @@ export function dueFilter(
   };
 }
 
-/** One asset by id, deleted or not. */
-export async function findAsset(db: AnyKysely, id: number, message = ASSET_NOT_FOUND): Promise<Row> {
+/** One asset by id, deleted or not, if the caller may see it. */
+export async function findAsset(
+  db: AnyKysely,
+  id: number,
+  caller: Caller,
+  message = ASSET_NOT_FOUND,
+): Promise<Row> {
   const row = Number.isSafeInteger(id)
     ? ((await db.selectFrom("assets").selectAll().where("id", "=", id).executeTakeFirst()) as Row | undefined)
     : undefined;
-  if (!row) throw new NotFound(message);
+  if (!row || !visibleTo(caller, "assets", row)) throw new NotFound(message);
   return row;
 }
 
-/** Assets whose `column` is exactly `value`; deleted ones too when asked. */
+/** The assets the caller may see whose `column` is exactly `value`; deleted ones too when asked. */
 export async function assetsWhere(
   db: AnyKysely,
   column: "asset_tag" | "serial",
   value: string,
   withDeleted: boolean,
+  caller: Caller,
 ): Promise<Row[]> {
-  return (await db
+  const select = db
     .selectFrom("assets")
     .selectAll()
-    .where(column, "=", value)
-    .$if(!withDeleted, (q) => q.where("deleted_at", "is", null))
-    .orderBy("id")
-    .execute()) as Row[];
+    .where(`assets.${column}`, "=", value)
+    .$if(!withDeleted, (q) => q.where("assets.deleted_at", "is", null));
+  return (await inCallersCompany(select, caller, "assets").orderBy("assets.id").execute()) as Row[];
 }
 
-/** The undeleted asset with this tag. */
-export async function assetByTag(db: AnyKysely, tag: string, message: string): Promise<Row> {
-  const [row] = await assetsWhere(db, "asset_tag", tag, false);
+/** The undeleted asset with this tag, if the caller may see it. */
+export async function assetByTag(db: AnyKysely, tag: string, message: string, caller: Caller): Promise<Row> {
+  const [row] = await assetsWhere(db, "asset_tag", tag, false, caller);
   if (!row) throw new NotFound(message);
   return row;
 }
@@ -289,10 +413,11 @@ async function inTransaction<T>(
     .execute((trx) => work({ database, trx: trx as AnyKysely, caller, origin }));
 }
 
-/** The undeleted asset, read inside the transaction (locked on PostgreSQL). */
+/** The undeleted asset, read inside the transaction (locked on PostgreSQL), if the caller may see it. */
 async function liveAsset(context: WriteContext, id: number, message: string): Promise<Row> {
   const row = Number.isSafeInteger(id) ? await lockedAsset(context, id) : undefined;
-  if (!row || row.deleted_at !== null) throw new NotFound(message);
+  if (!row || row.deleted_at !== null || !visibleTo(context.caller, "assets", row))
+    throw new NotFound(message);
   return row;
 }
 
@@ -321,7 +446,10 @@ export async function checkinAsset(
   );
 }
 
-/** Soft-deletes an asset, checking it in first when it is out (spec §7.7). */
+/**
+ * Soft-deletes an asset, checking it in first when it is out (spec §7.7). Its license seats are
+ * freed: a deleted asset uses no license.
+ */
 export async function deleteAsset(
   database: InventoryDatabase,
   caller: Caller,
@@ -331,6 +459,7 @@ export async function deleteAsset(
   await inTransaction(database, caller, origin, async (context) => {
     const asset = await liveAsset(context, id, ASSET_NOT_FOUND);
     if (asset.assigned_to !== null) await checkinWithin(context, asset, {});
+    await releaseAssetSeats(context, id, "all");
     const now = storedNow(database.dialect);
     await context.trx
       .updateTable("assets")
@@ -356,7 +485,7 @@ export async function restoreAsset(
   const restore = RESTORE_MESSAGES;
   try {
     return await inTransaction(database, caller, origin, async (context) => {
-      const asset = await findAsset(context.trx, id, ASSET_NOT_FOUND_BY_ROUTE);
+      const asset = await findAsset(context.trx, id, caller, ASSET_NOT_FOUND_BY_ROUTE);
       if (asset.deleted_at === null) return { restored: false, message: restore.notDeleted };
       await context.trx
         .updateTable("assets")
@@ -382,6 +511,8 @@ export interface AuditInput {
   note?: string | null;
   nextAuditDate?: string | null;
   locationId?: number;
+  /** The request body: values of the custom fields shown on the audit form (display_audit). */
+  customValues?: Readonly<Record<string, unknown>>;
 }
 
 /** Records an audit of the asset: when it was seen, where, and when it is next due. */
@@ -418,11 +549,15 @@ export async function auditAsset(
       changes.location_id = input.locationId;
     }
     await context.trx.updateTable("assets").set(changes).where("id", "=", asset.id).execute();
+    const changed = input.customValues
+      ? await saveAssetValues(context, asset, input.customValues, "audit")
+      : {};
     await logAction(context.trx, database.dialect, {
       createdBy: caller.user.id,
       actionType: "audit",
       item: { type: "asset", id: asset.id },
       note: input.note ?? null,
+      meta: changed,
       locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
       origin,
     });

@@ -4,8 +4,10 @@ import { availableForCheckout, type HolderType } from "../convert/asset.ts";
 import { Refused } from "../errors.ts";
 import type { AnyExpressionBuilder, Row } from "../repositories/records.ts";
 import { logAction } from "./activity.ts";
+import { inCallersCompany } from "./companies.ts";
 import { storedNow } from "./database.ts";
 import type { WriteContext } from "./resource.ts";
+import { releaseAssetSeats } from "./seats.ts";
 
 // Checking an asset out and in (spec §7.5, §7.6, §24). A check-out is a claim: the UPDATE only
 // changes a row that is still free, undeleted and deployable, and the number of rows it changed
@@ -57,15 +59,21 @@ async function labelOf(trx: AnyKysely, id: unknown): Promise<Row | undefined> {
     .executeTakeFirst()) as Row | undefined;
 }
 
-/** The target row, if it exists, is not deleted and is not the asset itself. */
-async function targetOf(trx: AnyKysely, asset: Row, type: HolderType, id: number): Promise<Row | undefined> {
+/** The target row, if it exists, is not deleted, is not the asset itself and the caller may see it. */
+async function targetOf(
+  context: WriteContext,
+  asset: Row,
+  type: HolderType,
+  id: number,
+): Promise<Row | undefined> {
   if (type === "asset" && id === asset.id) return undefined;
-  return (await trx
-    .selectFrom(TARGET_TABLES[type])
+  const table = TARGET_TABLES[type];
+  const select = context.trx
+    .selectFrom(table)
     .selectAll()
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst()) as Row | undefined;
+    .where(`${table}.id`, "=", id)
+    .where(`${table}.deleted_at`, "is", null);
+  return (await inCallersCompany(select, context.caller, table).executeTakeFirst()) as Row | undefined;
 }
 
 /** Checks `asset` out to the target inside the caller's transaction; throws Refused when it may not. */
@@ -79,7 +87,7 @@ export async function checkoutWithin(
   const tag = asset.asset_tag as string;
   if (!availableForCheckout(asset, await labelOf(trx, asset.status_id)))
     throw new Refused(NOT_AVAILABLE, { asset: tag });
-  const holder = await targetOf(trx, asset, target.type, target.id);
+  const holder = await targetOf(context, asset, target.type, target.id);
   if (!holder)
     throw new Refused(`Checkout target for asset ${tag} is invalid - ${target.type} does not exist.`, {
       asset: { id: asset.id, asset_tag: tag },
@@ -198,6 +206,7 @@ export async function checkinWithin(
     locationId: (changes.location_id as number | null) ?? null,
     origin: context.origin,
   });
+  await releaseAssetSeats(context, asset.id, "user");
   return (await trx
     .selectFrom("assets")
     .selectAll()

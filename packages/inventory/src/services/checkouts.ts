@@ -6,6 +6,7 @@ import { components } from "../resources/components.ts";
 import { consumables } from "../resources/consumables.ts";
 import { lockItem } from "../resources/stock.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
+import { rowVisibleTo, visibleTo } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, type HolderType, holderExists, locationsById, usersById } from "./holders.ts";
 import { type Caller, can } from "./permissions.ts";
@@ -47,7 +48,7 @@ export async function checkoutAccessory(
 ): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
     const accessory = await lockItem(trx, database.dialect, "accessories", id);
-    if (!accessory) throw new NotFound("Accessory not found");
+    if (!accessory || !visibleTo(caller, "accessories", accessory)) throw new NotFound("Accessory not found");
     const values = await validate(trx, input, {
       checkout_to_type: "nullable|string|in:user,location,asset",
       assigned_user: "nullable|integer",
@@ -121,7 +122,9 @@ export async function checkinAccessory(
           .returningAll()
           .executeTakeFirst()
       : undefined;
-    if (!row) throw new NotFound("AccessoryCheckout not found");
+    // An accessory of another company's: the delete rolls back with the answer.
+    if (!row || !(await rowVisibleTo(trx, caller, "accessories", Number(row.accessory_id))))
+      throw new NotFound("AccessoryCheckout not found");
     await logAction(trx, database.dialect, {
       createdBy: caller.user.id,
       actionType: "checkin from",
@@ -140,7 +143,7 @@ export async function accessoryCheckouts(
   query: Record<string, unknown>,
 ) {
   const db = database.db;
-  await findResource(database, accessories, id);
+  await findResource(database, accessories, id, undefined, caller);
   const { limit, offset } = pageOf(query);
   const search = typeof query.search === "string" ? query.search.trim().toLowerCase() : "";
   let select = db.selectFrom("accessories_checkout").where("accessory_id", "=", id);
@@ -222,7 +225,8 @@ export async function checkoutConsumable(
 ): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
     const consumable = await lockItem(trx, database.dialect, "consumables", id);
-    if (!consumable) throw new NotFound("Consumable not found");
+    if (!consumable || !visibleTo(caller, "consumables", consumable))
+      throw new NotFound("Consumable not found");
     const values = await validate(trx, input, {
       assigned_to: "required|integer",
       checkout_qty: "nullable|integer|min:1",
@@ -264,9 +268,9 @@ export async function checkoutConsumable(
   });
 }
 
-export async function consumableUsers(database: InventoryDatabase, id: number) {
+export async function consumableUsers(database: InventoryDatabase, caller: Caller, id: number) {
   const db = database.db;
-  await findResource(database, consumables, id);
+  await findResource(database, consumables, id, undefined, caller);
   const rows = await db
     .selectFrom("consumables_users")
     .selectAll()
@@ -313,7 +317,8 @@ export async function checkoutComponent(
 ): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
     const component = await lockItem(trx, database.dialect, "components", id);
-    if (!component) throw new NotFound("Component does not exist.");
+    if (!component || !visibleTo(caller, "components", component))
+      throw new NotFound("Component does not exist.");
     const values = await validate(trx, input, {
       assigned_to: "required|integer|exists:assets",
       assigned_qty: "required|integer|min:1",
@@ -371,7 +376,8 @@ export async function checkinComponent(
           .$call(forUpdate(database.dialect))
           .executeTakeFirst()
       : undefined;
-    if (!row) throw new NotFound("No matching checkouts for that component join record");
+    if (!row || !(await rowVisibleTo(trx, caller, "components", Number(row.component_id))))
+      throw new NotFound("No matching checkouts for that component join record");
     const held = Number(row.assigned_qty);
     const raw = input.checkin_qty;
     const asked = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
@@ -403,7 +409,7 @@ export async function componentAssets(
   query: Record<string, unknown>,
 ) {
   const db = database.db;
-  await findResource(database, components, id);
+  await findResource(database, components, id, undefined, caller);
   const { limit, offset } = pageOf(query);
   const select = db.selectFrom("components_assets").where("component_id", "=", id);
   const total = Number(

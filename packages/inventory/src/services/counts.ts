@@ -1,5 +1,7 @@
 import type { AnyKysely } from "@anvil/core";
 import { type Expression, sql } from "kysely";
+import { inCallersCompany } from "./companies.ts";
+import type { Caller } from "./permissions.ts";
 
 // The `*_count` numbers of transformed objects. Each count is the number of undeleted rows of
 // another table pointing at the row. Only tables that exist are listed: a count without a source
@@ -88,12 +90,16 @@ function sourceOf(resource: string, count: string): CountSource | undefined {
   return COUNT_SOURCES[resource]?.[count];
 }
 
-/** The named counts of each row id (0 for counts without a source). */
+/**
+ * The named counts of each row id (0 for counts without a source); of the rows `seenBy` may see
+ * when given (spec §6: company scoping applies to counts too).
+ */
 export async function countsFor(
   db: AnyKysely,
   resource: string,
   names: readonly string[],
   ids: readonly number[],
+  seenBy?: Caller,
 ): Promise<Map<number, Record<string, number>>> {
   const result = new Map<number, Record<string, number>>(
     ids.map((id) => [id, Object.fromEntries(names.map((name) => [name, 0]))]),
@@ -116,6 +122,7 @@ export async function countsFor(
         .$if(source.assignedType !== undefined, (q) =>
           q.where(`${source.table}.assigned_type`, "=", source.assignedType),
         )
+        .$call((q) => (seenBy ? inCallersCompany(q, seenBy, source.table) : q))
         .groupBy(owner)
         .execute();
       for (const row of rows) {

@@ -1,7 +1,16 @@
 // Snipe-IT's list parameters (spec §4), read once for every index route. Nothing a client sends
 // here is an error: out-of-range values are clamped, unknown sorts fall back to the default.
 
+import type { DialectName } from "@anvil/core";
+import type { OrderByModifiers } from "kysely";
+
 export const MAX_RESULTS = 500;
+
+/**
+ * Every table's id and record timestamps are NOT NULL: naming NULLS FIRST/LAST for them would
+ * change nothing but keep PostgreSQL from reading their index in order.
+ */
+const NEVER_NULL = new Set(["id", "created_at", "updated_at"]);
 
 export interface ListParams {
   limit: number;
@@ -36,4 +45,14 @@ export function listParams(
           .filter((term) => term !== "")
       : [];
   return { limit, offset, sort, order, search };
+}
+
+/**
+ * The direction of a list's sort, with NULLs where Snipe-IT's MySQL puts them: below every value,
+ * so first ascending and last descending. SQLite does the same by itself; PostgreSQL does the
+ * opposite unless told.
+ */
+export function sortModifiers(dialect: DialectName, order: "asc" | "desc", sort: string): OrderByModifiers {
+  if (dialect !== "postgres" || NEVER_NULL.has(sort)) return order;
+  return (item) => (order === "asc" ? item.asc().nullsFirst() : item.desc().nullsLast());
 }

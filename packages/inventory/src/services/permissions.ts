@@ -18,6 +18,13 @@ export interface Caller {
   own: PermissionMap;
   groups: PermissionMap[];
   readOnly: boolean;
+  /** The service's root URL, for the absolute URLs an answer carries (images). */
+  rootUrl: URL;
+  /**
+   * The company whose rows alone the caller sees and changes, under full multiple companies
+   * support (services/companies.ts); absent when they see every company's rows.
+   */
+  companyScope?: { companyId: number | null };
 }
 
 /** A permissions JSON as stored; anything unreadable counts as no permissions. */
@@ -40,6 +47,11 @@ function granted(caller: Pick<Caller, "own" | "groups">, permission: string): bo
 
 export function isSuperuser(caller: Pick<Caller, "own" | "groups">): boolean {
   return granted(caller, "superuser");
+}
+
+/** Whether the caller holds a gate such as `import`, which `admin` does not imply (spec §6). */
+export function hasAccess(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
+  return isSuperuser(caller) || granted(caller, permission);
 }
 
 /** Whether the caller holds a resource permission such as `companies.view`. */

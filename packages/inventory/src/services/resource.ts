@@ -12,6 +12,7 @@ import {
   updateRecord,
 } from "../repositories/records.ts";
 import { changedFields, logAction, type RequestOrigin } from "./activity.ts";
+import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./companies.ts";
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { listParams } from "./listing.ts";
@@ -45,6 +46,8 @@ export interface PresentContext {
   names: Record<string, ReadonlyMap<number, string>>;
   counts: Record<string, number>;
   db: AnyKysely;
+  /** What the definition's `preload` read for the page, by key then id. */
+  preloaded: Record<string, ReadonlyMap<number, unknown>>;
 }
 
 export interface ResourceDefinition {
@@ -94,16 +97,30 @@ export interface ResourceDefinition {
     values: Record<string, unknown>,
     before: Row | undefined,
   ) => Promise<Record<string, unknown>>;
-  /** Further writes of the same transaction once the row is saved (group memberships…). */
+  /**
+   * Further writes of the same transaction once the row is saved (group memberships, an asset's
+   * custom values, which `input`, the body as sent, names). What it answers joins an update's
+   * changed fields in the activity log.
+   */
   afterSave?: (
     context: WriteContext,
     row: Row,
     values: Record<string, unknown>,
     before: Row | undefined,
-  ) => Promise<void>;
+    input: Readonly<Record<string, unknown>>,
+  ) => Promise<void> | Promise<Record<string, { old: unknown; new: unknown }>>;
   /** Throws when the row may not be deleted now. */
   checkDelete?: (context: WriteContext, row: Row, counts: Record<string, number>) => Promise<void>;
   present: (row: Row, context: PresentContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Related objects presented in full rather than as `{id, name}` (a location's manager), read once
+   * for the whole page: by key, then by the related row's id.
+   */
+  preload?: (
+    database: InventoryDatabase,
+    caller: Caller,
+    rows: Row[],
+  ) => Promise<Record<string, ReadonlyMap<number, unknown>>>;
   /** Snipe-IT answers some writes with the stored row rather than the transformed object. */
   rawPayload?: boolean;
   /** Only superusers may use it (groups). */
@@ -150,9 +167,13 @@ export async function presentRows(
     definition.table,
     definition.counts,
     rows.map((row) => row.id),
+    caller,
   );
+  const preloaded = (await definition.preload?.(database, caller, rows)) ?? {};
   return Promise.all(
-    rows.map((row) => definition.present(row, { caller, names, counts: counts.get(row.id) ?? {}, db })),
+    rows.map((row) =>
+      definition.present(row, { caller, names, counts: counts.get(row.id) ?? {}, db, preloaded }),
+    ),
   );
 }
 
@@ -182,7 +203,7 @@ export async function listResource(
       searchColumns: list.search,
       filters,
       matchesNothing,
-      refine: list.refine && ((select) => list.refine?.(select, query) ?? select),
+      refine: (select) => inCallersCompany(list.refine?.(select, query) ?? select, caller, table),
       sortExpression: (sort) => {
         const relation = definition.relations[sort];
         if (relation) return relationName(relation, table);
@@ -203,11 +224,13 @@ function relationName(relation: Relation, table: string) {
   )})`;
 }
 
+/** The row with this id; not found too when it belongs to a company the caller is held away from. */
 export async function findResource(
   database: InventoryDatabase,
   definition: ResourceDefinition,
   id: number,
   db: AnyKysely = database.db as AnyKysely,
+  caller?: Caller,
 ): Promise<Row> {
   const row = Number.isSafeInteger(id)
     ? await findRecord(db, definition.table, id, {
@@ -215,7 +238,7 @@ export async function findResource(
         trashed: definition.restore ? "with" : "without",
       })
     : undefined;
-  if (!row) throw new NotFound(definition.notFound);
+  if (!row || (caller && !visibleTo(caller, definition.table, row))) throw new NotFound(definition.notFound);
   return row;
 }
 
@@ -228,17 +251,38 @@ async function inTransaction<T>(
   try {
     return await (database.db as AnyKysely).transaction().execute(work);
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new Invalid("The given data was invalid.", {
-        [definition.unique.field]: [definition.unique.message],
-      });
-    throw error;
+    throw duplicateAsInvalid(definition, error);
   }
 }
 
-function stored(definition: ResourceDefinition, values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([field]) => definition.columns.includes(field)));
+/** A unique index's refusal as the resource's field message; any other error as it is. */
+export function duplicateAsInvalid(definition: ResourceDefinition, error: unknown): unknown {
+  return isUniqueViolation(error)
+    ? new Invalid("The given data was invalid.", { [definition.unique.field]: [definition.unique.message] })
+    : error;
 }
+
+/** The validated values the row stores; a caller held to their company writes rows of it only. */
+function stored(
+  definition: ResourceDefinition,
+  caller: Caller,
+  values: Record<string, unknown>,
+  creating: boolean,
+): Record<string, unknown> {
+  const row = Object.fromEntries(
+    Object.entries(values).filter(([field]) => definition.columns.includes(field)),
+  );
+  const { table } = definition;
+  if (companyScope(caller, table) && (creating || "company_id" in row))
+    row.company_id = companyToStore(caller, table, row.company_id);
+  return row;
+}
+
+/**
+ * Column values the server sets rather than the client, written with the validated input (the
+ * stored name of an uploaded image).
+ */
+export type ServerColumns = Record<string, unknown>;
 
 export async function createResource(
   database: InventoryDatabase,
@@ -246,29 +290,41 @@ export async function createResource(
   caller: Caller,
   origin: RequestOrigin,
   input: Record<string, unknown>,
+  server: ServerColumns = {},
 ): Promise<Row> {
-  return inTransaction(database, definition, async (trx) => {
-    const context: WriteContext = { database, trx, caller, origin };
-    const rules = { ...definition.rules, ...definition.createRules };
-    const values = await validate(trx, input, rules, definition.customMessages);
-    const extra = (await definition.prepare?.(context, values, undefined)) ?? {};
-    const now = storedNow(database.dialect);
-    const row = await insertRecord(trx, definition.table, {
-      ...stored(definition, values),
-      ...extra,
-      created_by: caller.user.id,
-      created_at: now,
-      updated_at: now,
-    });
-    await definition.afterSave?.(context, row, values, undefined);
-    await logAction(trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "create",
-      item: { type: definition.itemType, id: row.id },
-      origin,
-    });
-    return row;
+  return inTransaction(database, definition, (trx) =>
+    createWithin({ database, trx, caller, origin }, definition, input, server),
+  );
+}
+
+/** A create inside the caller's transaction (an import row writes several records at once). */
+export async function createWithin(
+  context: WriteContext,
+  definition: ResourceDefinition,
+  input: Record<string, unknown>,
+  server: ServerColumns = {},
+): Promise<Row> {
+  const { database, trx, caller, origin } = context;
+  const rules = { ...definition.rules, ...definition.createRules };
+  const values = await validate(trx, input, rules, definition.customMessages);
+  const extra = (await definition.prepare?.(context, values, undefined)) ?? {};
+  const now = storedNow(database.dialect);
+  const row = await insertRecord(trx, definition.table, {
+    ...stored(definition, caller, values, true),
+    ...extra,
+    ...server,
+    created_by: caller.user.id,
+    created_at: now,
+    updated_at: now,
   });
+  await definition.afterSave?.(context, row, values, undefined, input);
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "create",
+    item: { type: definition.itemType, id: row.id },
+    origin,
+  });
+  return row;
 }
 
 export async function updateResource(
@@ -278,32 +334,44 @@ export async function updateResource(
   origin: RequestOrigin,
   id: number,
   input: Record<string, unknown>,
+  server: ServerColumns = {},
 ): Promise<Row> {
-  return inTransaction(database, definition, async (trx) => {
-    const context: WriteContext = { database, trx, caller, origin };
-    const before = await findResource(database, definition, id, trx);
-    // Laravel validates the model as it would be saved: what is stored, overlaid with the input.
-    const current = Object.fromEntries(definition.columns.map((column) => [column, before[column]]));
-    const merged = { ...current, ...input };
-    const values = await validate(trx, merged, definition.rules, definition.customMessages);
-    const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
-    const extra = (await definition.prepare?.(context, sent, before)) ?? {};
-    const changes = { ...stored(definition, sent), ...extra };
-    const meta = changedFields(before, changes);
-    const row = await updateRecord(trx, definition.table, id, {
-      ...changes,
-      updated_at: storedNow(database.dialect),
-    });
-    await definition.afterSave?.(context, row, sent, before);
-    await logAction(trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "update",
-      item: { type: definition.itemType, id },
-      meta,
-      origin,
-    });
-    return row;
+  return inTransaction(database, definition, (trx) =>
+    updateWithin({ database, trx, caller, origin }, definition, id, input, server),
+  );
+}
+
+/** An update inside the caller's transaction. */
+export async function updateWithin(
+  context: WriteContext,
+  definition: ResourceDefinition,
+  id: number,
+  input: Record<string, unknown>,
+  server: ServerColumns = {},
+): Promise<Row> {
+  const { database, trx, caller, origin } = context;
+  const before = await findResource(database, definition, id, trx, caller);
+  // Laravel validates the model as it would be saved: what is stored, overlaid with the input.
+  const current = Object.fromEntries(definition.columns.map((column) => [column, before[column]]));
+  const merged = { ...current, ...input };
+  const values = await validate(trx, merged, definition.rules, definition.customMessages);
+  const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
+  const extra = (await definition.prepare?.(context, sent, before)) ?? {};
+  const changes = { ...stored(definition, caller, sent, false), ...extra, ...server };
+  const meta = changedFields(before, changes);
+  const row = await updateRecord(trx, definition.table, id, {
+    ...changes,
+    updated_at: storedNow(database.dialect),
   });
+  const saved = await definition.afterSave?.(context, row, sent, before, input);
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "update",
+    item: { type: definition.itemType, id },
+    meta: { ...meta, ...saved },
+    origin,
+  });
+  return row;
 }
 
 export async function deleteResource(
@@ -315,7 +383,7 @@ export async function deleteResource(
 ): Promise<void> {
   await inTransaction(database, definition, async (trx) => {
     const context: WriteContext = { database, trx, caller, origin };
-    const row = await findResource(database, definition, id, trx).catch((error) => {
+    const row = await findResource(database, definition, id, trx, caller).catch((error) => {
       throw definition.deleteNotFound && error instanceof NotFound
         ? new NotFound(definition.deleteNotFound)
         : error;
@@ -344,7 +412,7 @@ export async function restoreResource(
   id: number,
 ): Promise<boolean> {
   return inTransaction(database, definition, async (trx) => {
-    const row = await findResource(database, definition, id, trx);
+    const row = await findResource(database, definition, id, trx, caller);
     if (row.deleted_at === null) return false;
     await updateRecord(trx, definition.table, id, {
       deleted_at: null,

@@ -1,13 +1,15 @@
-import { Conflict, claimed, Invalid, NotFound } from "@anvil/core";
+import { Conflict, claimed, forUpdate, Invalid, NotFound } from "@anvil/core";
 import { sql } from "kysely";
 import { bool, datetime, escaped, related } from "../convert/format.ts";
 import { namesOf } from "../repositories/records.ts";
 import { lockItem } from "../resources/stock.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
+import { visibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, holderExists, usersById } from "./holders.ts";
 import { listParams } from "./listing.ts";
 import { type Caller, can } from "./permissions.ts";
+import type { WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
 
 // License seats (spec §18): listed, shown, and checked out or in by PATCH. Every change to a seat
@@ -38,16 +40,16 @@ const SEAT_RULES = {
   note: "nullable|string|max:65535",
 };
 
-async function liveLicense(db: Executor, id: number) {
+async function liveLicense(db: Executor, caller: Caller, id: number) {
   const license = Number.isSafeInteger(id)
     ? await db
         .selectFrom("licenses")
-        .select(["id", "reassignable"])
+        .select(["id", "reassignable", "company_id"])
         .where("id", "=", id)
         .where("deleted_at", "is", null)
         .executeTakeFirst()
     : undefined;
-  if (!license) throw new NotFound(NO_LICENSE);
+  if (!license || !visibleTo(caller, "licenses", license)) throw new NotFound(NO_LICENSE);
   return license;
 }
 
@@ -138,7 +140,7 @@ export async function listSeats(
   query: Record<string, unknown>,
 ) {
   const db = database.db;
-  const license = await liveLicense(db, licenseId);
+  const license = await liveLicense(db, caller, licenseId);
   const params = listParams(query, { allowed: ["department"], default: "updated_at" });
   const base = db.selectFrom("license_seats").where("license_seats.license_id", "=", licenseId);
   const total = Number(
@@ -170,7 +172,7 @@ export async function showSeat(
   licenseId: number,
   seatId: number,
 ) {
-  const license = await liveLicense(database.db, licenseId);
+  const license = await liveLicense(database.db, caller, licenseId);
   const seat = await seatOf(database.db, licenseId, seatId);
   return (await presentSeats(database.db, caller, bool(license.reassignable), [seat]))[0];
 }
@@ -220,7 +222,7 @@ export async function updateSeat(
   const { database } = actor;
   return database.db.transaction().execute(async (trx) => {
     const license = await lockItem(trx, database.dialect, "licenses", licenseId);
-    if (!license) throw new NotFound(NO_LICENSE);
+    if (!license || !visibleTo(actor.caller, "licenses", license)) throw new NotFound(NO_LICENSE);
     const seat = await seatOf(trx, licenseId, seatId);
     const values = await validate(trx, input, SEAT_RULES);
     await checkTargets(trx, values);
@@ -255,7 +257,7 @@ export async function checkoutLicense(
   const { database } = actor;
   return database.db.transaction().execute(async (trx) => {
     const license = await lockItem(trx, database.dialect, "licenses", licenseId);
-    if (!license) throw new NotFound(NO_LICENSE);
+    if (!license || !visibleTo(actor.caller, "licenses", license)) throw new NotFound(NO_LICENSE);
     const values = await validate(trx, input, SEAT_RULES);
     if (typeof values.assigned_to !== "number" && typeof values.asset_id !== "number")
       throw new Invalid("The given data was invalid.", {
@@ -292,4 +294,50 @@ export async function checkoutLicense(
       .where("id", "=", seat.id)
       .executeTakeFirstOrThrow()) as SeatRow;
   });
+}
+
+/**
+ * Frees the license seats an asset holds, inside its check-in or delete. "user": the users given
+ * seats through the asset lose them and the asset keeps them (spec §7.6: a check-in releases the
+ * asset's user-assigned seats); "all": the asset gives its seats up too (a deleted asset uses no
+ * license). Each freed seat is logged as checked in from whoever lost it.
+ */
+export async function releaseAssetSeats(
+  context: WriteContext,
+  assetId: number,
+  which: "user" | "all",
+): Promise<void> {
+  const { trx, database } = context;
+  const held = await trx
+    .selectFrom("license_seats")
+    .select(["id", "license_id", "assigned_to"])
+    .where("asset_id", "=", assetId)
+    .$if(which === "user", (q) => q.where("assigned_to", "is not", null))
+    .orderBy("id")
+    .$call(forUpdate(database.dialect))
+    .execute();
+  if (held.length === 0) return;
+  await trx
+    .updateTable("license_seats")
+    .set({
+      assigned_to: null,
+      ...(which === "all" ? { asset_id: null } : {}),
+      updated_at: storedNow(database.dialect),
+    })
+    .where(
+      "id",
+      "in",
+      held.map((seat) => Number(seat.id)),
+    )
+    .execute();
+  for (const seat of held)
+    await logAction(trx, database.dialect, {
+      createdBy: context.caller.user.id,
+      actionType: "checkin from",
+      item: { type: "license", id: Number(seat.license_id) },
+      // Whoever lost the seat: its user on a check-in, the asset on a delete.
+      target:
+        which === "user" ? { type: "user", id: Number(seat.assigned_to) } : { type: "asset", id: assetId },
+      origin: context.origin,
+    });
 }

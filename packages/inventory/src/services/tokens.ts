@@ -48,7 +48,11 @@ export function revokeToken(database: InventoryDatabase, user: UserRow, id: numb
 }
 
 /** The caller a Bearer secret stands for; undefined for an unknown, expired or orphaned token. */
-export async function authenticate(database: InventoryDatabase, secret: string): Promise<Caller | undefined> {
+export async function authenticate(
+  database: InventoryDatabase,
+  secret: string,
+  rootUrl: URL,
+): Promise<Caller | undefined> {
   if (secret === "") return undefined;
   const found = await findTokenOwner(database.db, hashToken(secret));
   if (!found) return undefined;
@@ -63,5 +67,6 @@ export async function authenticate(database: InventoryDatabase, secret: string):
     own: parsePermissions(user.permissions),
     groups: groups.map((group) => parsePermissions(group.permissions)),
     readOnly: readBool(token.read_only),
+    rootUrl,
   };
 }

@@ -18,7 +18,7 @@ interface ParsedRule {
 
 const BOOLEAN_TRUE = new Set<unknown>([true, 1, "1", "true"]);
 const BOOLEAN_FALSE = new Set<unknown>([false, 0, "0", "false"]);
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 // Tables whose rows are removed rather than soft-deleted: `exists` needs no deleted_at test there.
 const HARD_DELETED = new Set(["permission_groups", "custom_fieldsets"]);
@@ -45,13 +45,13 @@ export function attributeName(field: string): string {
   return field.replaceAll("_", " ");
 }
 
-function isValidDate(text: string): boolean {
+export function isValidDate(text: string): boolean {
   if (!DATE.test(text)) return !Number.isNaN(Date.parse(text));
   const date = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
-function isUrl(text: string): boolean {
+export function isUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return url.hostname !== "" || url.protocol === "file:";

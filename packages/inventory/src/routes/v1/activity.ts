@@ -1,5 +1,5 @@
 import type { AnyKysely } from "@anvil/core";
-import { datetime, escaped } from "../../convert/format.ts";
+import { datetime, escaped, related } from "../../convert/format.ts";
 import { listRecords, namesOf, type Row } from "../../repositories/records.ts";
 import { actionLabel, ITEM_TABLES } from "../../services/activity.ts";
 import { listParams } from "../../services/listing.ts";
@@ -48,9 +48,48 @@ function thing(names: Names, type: unknown, id: unknown) {
   return { id: Number(id), name: escaped(names.get(type)?.get(Number(id)) ?? null), type };
 }
 
+/**
+ * Item types whose serial the report shows (spec §22). A license's serial is its product key,
+ * which only `licenses.keys` may read, so the report leaves it out.
+ */
+const SERIALS: Readonly<Record<string, string>> = { asset: "assets", component: "components" };
+
+/** The serials of the rows' items, by type then id. */
+async function serialsByType(db: AnyKysely, rows: Row[]): Promise<Names> {
+  const serials: Names = new Map();
+  await Promise.all(
+    Object.entries(SERIALS).map(async ([type, table]) => {
+      const ids = [
+        ...new Set(rows.filter((row) => row.item_type === type).map((row) => Number(row.item_id))),
+      ];
+      const found =
+        ids.length === 0
+          ? []
+          : await db.selectFrom(table).select(["id", "serial"]).where("id", "in", ids).execute();
+      serials.set(type, new Map(found.map((item) => [Number(item.id), item.serial as string])));
+    }),
+  );
+  return serials;
+}
+
+/** The entry's item, with its serial (null for items without one). */
+function itemOf(names: Names, serials: Names, row: Row) {
+  const item = thing(names, row.item_type, row.item_id);
+  if (!item) return null;
+  return { ...item, serial: escaped(serials.get(item.type)?.get(item.id) ?? null) };
+}
+
 /** Log entries as the report shows them (spec §22). */
 export async function presentActivity(db: AnyKysely, rows: Row[]) {
-  const names = await namesByType(db, rows);
+  const [names, serials, locations] = await Promise.all([
+    namesByType(db, rows),
+    serialsByType(db, rows),
+    namesOf(
+      db,
+      "locations",
+      rows.map((row) => row.location_id),
+    ),
+  ]);
   const admins = await db
     .selectFrom("users")
     .select(["id", "first_name", "last_name"])
@@ -71,8 +110,8 @@ export async function presentActivity(db: AnyKysely, rows: Row[]) {
       id: row.id,
       icon: null,
       file: null,
-      item: thing(names, row.item_type, row.item_id),
-      location: null,
+      item: itemOf(names, serials, row),
+      location: related(row.location_id as number | null, locations),
       created_at: datetime(row.created_at as string),
       updated_at: datetime(row.updated_at as string),
       next_audit_date: null,

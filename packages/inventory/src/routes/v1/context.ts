@@ -4,6 +4,7 @@ import type { RequestOrigin } from "../../services/activity.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
 import { type ListParams, MAX_RESULTS } from "../../services/listing.ts";
 import { type Caller, requirePermission } from "../../services/permissions.ts";
+import type { Storage } from "../../services/storage.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -16,6 +17,8 @@ declare module "fastify" {
 export interface ApiContext {
   app: HttpServer;
   database: InventoryDatabase;
+  /** Where uploaded files are kept. */
+  storage: Storage;
 }
 
 export function callerOf(request: FastifyRequest): Caller {

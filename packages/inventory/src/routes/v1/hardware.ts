@@ -1,5 +1,6 @@
 import { type AnyKysely, Invalid, NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { presentAssets } from "../../convert/asset.ts";
 import { listRecords, type Row } from "../../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
@@ -16,8 +17,10 @@ import {
   findAsset,
   listAssets,
   restoreAsset,
+  withComponents,
 } from "../../services/assets.ts";
 import { type CheckinOptions, type CheckoutOptions, checkinPayload } from "../../services/checkout.ts";
+import { ENCRYPTED_NOT_UPDATED, skipsEncrypted, storedColumns } from "../../services/custom-values.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
 import { listParams } from "../../services/listing.ts";
 import type { Caller } from "../../services/permissions.ts";
@@ -25,12 +28,21 @@ import { createResource, updateResource } from "../../services/resource.ts";
 import { bodySchema, validate } from "../../services/validation.ts";
 import { presentActivity } from "./activity.ts";
 import { type ApiContext, authorized, idParam, originOf, sendList, success } from "./context.ts";
+import { withImage } from "./images.ts";
 import { IdParams, ListQuery, rawRow } from "./resource.ts";
 
 // /hardware (spec §7): assets, their lookups by tag and serial, check-out, check-in, audit,
 // delete and restore. Each route checks its permission first, then hands over to services/assets.
 
 const tags = ["hardware"];
+
+const HardwareListQuery = Type.Object({
+  ...ListQuery.properties,
+  filter: Type.Optional(
+    Type.String({ description: "JSON object of column → text each column contains; search is then ignored" }),
+  ),
+  components: Type.Optional(Type.String({ description: "true: each asset's components[]" })),
+});
 
 export const CHECKOUT_RULES = {
   checkout_to_type: "required|string|in:user,location,asset",
@@ -147,15 +159,20 @@ export async function checkinRequest(db: AnyKysely, input: Record<string, unknow
   };
 }
 
-export function registerHardware({ app, database }: ApiContext): void {
+export function registerHardware(context: ApiContext): void {
+  const { app, database } = context;
   const db = () => database.db as AnyKysely;
-  const show = async (caller: Caller, row: Row) => (await presentAssets(db(), caller, [row]))[0];
-  const list = async (caller: Caller, rows: Row[]) => ({
+  const shown = (request: FastifyRequest) => ({
+    components: withComponents(request.query as Record<string, unknown>),
+  });
+  const show = async (request: FastifyRequest, caller: Caller, row: Row) =>
+    (await presentAssets(db(), caller, [row], shown(request)))[0];
+  const list = async (request: FastifyRequest, caller: Caller, rows: Row[]) => ({
     total: rows.length,
-    rows: await presentAssets(db(), caller, rows),
+    rows: await presentAssets(db(), caller, rows, shown(request)),
   });
 
-  app.get("/hardware", { schema: { tags, querystring: ListQuery } }, async (request, reply) => {
+  app.get("/hardware", { schema: { tags, querystring: HardwareListQuery } }, async (request, reply) => {
     const caller = authorized(request, "assets.view");
     const page = await listAssets(database, caller, request.query as Record<string, unknown>);
     return sendList(request, reply, page.params, page);
@@ -166,10 +183,12 @@ export function registerHardware({ app, database }: ApiContext): void {
       const narrow = dueFilter(kind === "checkins" ? "checkins" : "audits", when);
       app.get(
         `/hardware/${kind}/${when}`,
-        { schema: { tags, querystring: ListQuery } },
+        { schema: { tags, querystring: HardwareListQuery } },
         async (request, reply) => {
           const caller = authorized(request, "assets.view");
-          const page = await listAssets(database, caller, request.query as Record<string, unknown>, narrow);
+          const page = await listAssets(database, caller, request.query as Record<string, unknown>, {
+            narrow,
+          });
           return sendList(request, reply, page.params, page);
         },
       );
@@ -177,33 +196,33 @@ export function registerHardware({ app, database }: ApiContext): void {
 
   app.get("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
     const caller = authorized(request, "assets.view");
-    return show(caller, await findAsset(db(), idParam(request)));
+    return show(request, caller, await findAsset(db(), idParam(request), caller));
   });
 
   app.get("/hardware/bytag/*", { schema: { tags } }, async (request) => {
     const caller = authorized(request, "assets.view");
     const tag = (request.params as Record<string, string>)["*"];
     const withDeleted = (request.query as Record<string, unknown>).deleted === "true";
-    const rows = await assetsWhere(db(), "asset_tag", tag, withDeleted);
+    const rows = await assetsWhere(db(), "asset_tag", tag, withDeleted, caller);
     if (rows.length === 0) throw new NotFound(ASSET_NOT_FOUND);
-    return withDeleted || rows.length > 1 ? list(caller, rows) : show(caller, rows[0]);
+    return withDeleted || rows.length > 1 ? list(request, caller, rows) : show(request, caller, rows[0]);
   });
 
   app.get("/hardware/byserial/*", { schema: { tags } }, async (request) => {
     const caller = authorized(request, "assets.view");
     const serial = (request.params as Record<string, string>)["*"];
     const withDeleted = (request.query as Record<string, unknown>).deleted === "true";
-    const rows = await assetsWhere(db(), "serial", serial, withDeleted);
+    const rows = await assetsWhere(db(), "serial", serial, withDeleted, caller);
     if (rows.length === 0) throw new NotFound(ASSET_NOT_FOUND);
-    return list(caller, rows);
+    return list(request, caller, rows);
   });
 
   app.get(
     "/hardware/:id/history",
     { schema: { tags, params: IdParams, querystring: ListQuery } },
     async (request, reply) => {
-      authorized(request, "assets.view");
-      const asset = await findAsset(db(), idParam(request));
+      const caller = authorized(request, "assets.view");
+      const asset = await findAsset(db(), idParam(request), caller);
       const params = listParams(request.query as Record<string, unknown>, {
         allowed: ["id", "created_at"],
         default: "created_at",
@@ -237,21 +256,24 @@ export function registerHardware({ app, database }: ApiContext): void {
   const writeSchema = { tags, body: bodySchema(assets.rules) };
   app.post("/hardware", { schema: writeSchema }, async (request) => {
     const caller = authorized(request, "assets.create");
-    const row = await createResource(database, assets, caller, originOf(request), bodyOf(request));
-    return success(assets.messages.create, rawRow(await reread(database, row.id)));
+    const input = bodyOf(request);
+    const row = await withImage(context, request, input, "assets", undefined, (server) =>
+      createResource(database, assets, caller, originOf(request), input, server),
+    );
+    return success(assets.messages.create, rawRow(await reread(database, row.id, caller)));
   });
 
   const update = async (request: FastifyRequest) => {
     const caller = authorized(request, "assets.edit");
-    const row = await updateResource(
-      database,
-      assets,
-      caller,
-      originOf(request),
-      idParam(request),
-      bodyOf(request),
+    const input = bodyOf(request);
+    const row = await withImage(context, request, input, "assets", idParam(request), (server) =>
+      updateResource(database, assets, caller, originOf(request), idParam(request), input, server),
     );
-    return success(assets.messages.update, rawRow(await reread(database, row.id)));
+    const skipped = await skipsEncrypted(db(), caller, row.model_id, input);
+    return success(
+      skipped ? ENCRYPTED_NOT_UPDATED : assets.messages.update,
+      rawRow(await reread(database, row.id, caller)),
+    );
   };
   app.patch("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
   app.put("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
@@ -281,24 +303,24 @@ export function registerHardware({ app, database }: ApiContext): void {
     const row = await checkinAsset(database, caller, originOf(request), asset.id, options);
     return success("Asset checked in successfully.", await checkinPayload(db(), row));
   };
-  const live = async (request: FastifyRequest) => {
-    const row = await findAsset(db(), idParam(request), ASSET_NOT_FOUND_BY_ROUTE);
+  const live = async (request: FastifyRequest, caller: Caller) => {
+    const row = await findAsset(db(), idParam(request), caller, ASSET_NOT_FOUND_BY_ROUTE);
     if (row.deleted_at !== null) throw new NotFound(ASSET_NOT_FOUND_BY_ROUTE);
     return row;
   };
 
   app.post("/hardware/:id/checkout", { schema: { tags, params: IdParams } }, async (request) => {
-    authorized(request, "assets.checkout");
-    return checkout(request, await live(request));
+    const caller = authorized(request, "assets.checkout");
+    return checkout(request, await live(request, caller));
   });
   app.post("/hardware/:id/checkin", { schema: { tags, params: IdParams } }, async (request) => {
-    authorized(request, "assets.checkin");
-    return checkin(request, await live(request));
+    const caller = authorized(request, "assets.checkin");
+    return checkin(request, await live(request, caller));
   });
   app.post("/hardware/checkinbytag", { schema: { tags } }, async (request) => {
-    authorized(request, "assets.checkin");
+    const caller = authorized(request, "assets.checkin");
     const tag = String(bodyOf(request).asset_tag ?? "");
-    return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`));
+    return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`, caller));
   });
   // A tag may contain "/", so the action is the path's last segment.
   app.post("/hardware/bytag/*", { schema: { tags } }, async (request, reply) => {
@@ -306,12 +328,12 @@ export function registerHardware({ app, database }: ApiContext): void {
     const slash = path.lastIndexOf("/");
     const [tag, action] = [path.slice(0, slash), path.slice(slash + 1)];
     if (action === "checkout") {
-      authorized(request, "assets.checkout");
-      return checkout(request, await assetByTag(db(), tag, ASSET_NOT_FOUND_BY_ROUTE));
+      const caller = authorized(request, "assets.checkout");
+      return checkout(request, await assetByTag(db(), tag, ASSET_NOT_FOUND_BY_ROUTE, caller));
     }
     if (action === "checkin") {
-      authorized(request, "assets.checkin");
-      return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`));
+      const caller = authorized(request, "assets.checkin");
+      return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`, caller));
     }
     return reply.callNotFound();
   });
@@ -323,23 +345,28 @@ export function registerHardware({ app, database }: ApiContext): void {
       note: values.note as string | null | undefined,
       nextAuditDate: toDay(values.next_audit_date),
       locationId: values.update_location === true ? optionalId(values.location_id) : undefined,
+      customValues: bodyOf(request),
     });
     return success("Asset audit successfully logged.", payload);
   };
   app.post("/hardware/:id/audit", { schema: { tags, params: IdParams } }, async (request) => {
-    authorized(request, "assets.audit");
-    return audit(request, await live(request));
+    const caller = authorized(request, "assets.audit");
+    return audit(request, await live(request, caller));
   });
   app.post("/hardware/audit", { schema: { tags } }, async (request) => {
-    authorized(request, "assets.audit");
+    const caller = authorized(request, "assets.audit");
     return audit(
       request,
-      await assetByTag(db(), String(bodyOf(request).asset_tag ?? ""), ASSET_NOT_FOUND_BY_ROUTE),
+      await assetByTag(db(), String(bodyOf(request).asset_tag ?? ""), ASSET_NOT_FOUND_BY_ROUTE, caller),
     );
   });
 }
 
-/** The row as stored after every write of its transaction (a check-out on creation changes it). */
-async function reread(database: InventoryDatabase, id: number): Promise<Row> {
-  return findAsset(database.db as AnyKysely, id);
+/**
+ * The row as stored after every write of its transaction (a check-out on creation changes it), with
+ * the custom field columns Snipe-IT's assets table has.
+ */
+async function reread(database: InventoryDatabase, id: number, caller: Caller): Promise<Row> {
+  const db = database.db as AnyKysely;
+  return { ...(await findAsset(db, id, caller)), ...(await storedColumns(db, id)) };
 }

@@ -1,22 +1,35 @@
 import { type HttpServer, Unauthorized } from "@anvil/core";
 import { ReadOnlyToken } from "../../errors.ts";
 import { RESOURCES } from "../../resources/index.ts";
+import { withCompanyScope } from "../../services/companies.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
+import type { Storage } from "../../services/storage.ts";
 import { throttle } from "../../services/throttle.ts";
 import { authenticate } from "../../services/tokens.ts";
 import { registerDraftHardware } from "../draft.ts";
+import { registerUploadedImages } from "../uploads.ts";
 import { registerActivityReport } from "./activity.ts";
 import type { ApiContext } from "./context.ts";
+import { registerCustomFields } from "./fields.ts";
+import { registerFiles } from "./files.ts";
 import { registerHardware } from "./hardware.ts";
+import { registerHoldings } from "./holdings.ts";
+import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
 import { registerMisc } from "./misc.ts";
+import { acceptMultipart } from "./multipart.ts";
 import { registerResource } from "./resource.ts";
+import { registerSelectlists } from "./selectlists.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerUserRoutes } from "./users.ts";
 
 export interface ApiOptions {
   /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE); 0: no limit. */
   throttlePerMinute: number;
+  /** Snipe-IT's full multiple companies support: non-superusers see only their company's rows. */
+  fullMultipleCompaniesSupport: boolean;
+  /** Where uploaded files are kept. */
+  storage: Storage;
 }
 
 const READS = new Set(["GET", "HEAD"]);
@@ -35,10 +48,11 @@ function guarded(scope: unknown, database: InventoryDatabase, options: ApiOption
   const api = scope as unknown as HttpServer;
   api.setValidatorCompiler(documentOnly);
   api.decorateRequest("actor", undefined);
+  acceptMultipart(api, options.storage);
   api.addHook("onRequest", async (request, reply) => {
-    const caller = await authenticate(database, bearer(request.headers.authorization));
+    const caller = await authenticate(database, bearer(request.headers.authorization), request.rootUrl);
     if (!caller) throw new Unauthorized();
-    request.actor = caller;
+    request.actor = withCompanyScope(caller, options.fullMultipleCompaniesSupport);
     if (options.throttlePerMinute > 0) {
       const verdict = await throttle(database, caller.user.id, options.throttlePerMinute);
       reply.header("x-ratelimit-limit", verdict.limit);
@@ -58,20 +72,27 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
   await app.register(
     async (scope) => {
       const api = guarded(scope, database, options);
-      const context: ApiContext = { app: api, database };
+      const context: ApiContext = { app: api, database, storage: options.storage };
       registerMisc(context);
       registerTokens(context);
       for (const definition of RESOURCES) registerResource(context, definition);
       registerHardware(context);
+      registerHoldings(context);
+      registerCustomFields(context);
       registerUserRoutes(context);
       registerItemRoutes(context);
       registerActivityReport(context);
+      registerImports(context);
+      registerFiles(context);
+      registerSelectlists(context);
     },
     { prefix: "/api/v1" },
   );
   // The seed's draft paths (spec §25), behind the same authentication.
   await app.register(
-    async (scope) => registerDraftHardware({ app: guarded(scope, database, options), database }),
+    async (scope) =>
+      registerDraftHardware({ app: guarded(scope, database, options), database, storage: options.storage }),
     { prefix: "/api/hardware" },
   );
+  registerUploadedImages(app, options.storage);
 }

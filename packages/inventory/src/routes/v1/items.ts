@@ -74,8 +74,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
     "/consumables/:id/users",
     { schema: { tags: ["consumables"], params: IdParams } },
     async (request) => {
-      authorized(request, "consumables.view");
-      return consumableUsers(database, idParam(request));
+      return consumableUsers(database, authorized(request, "consumables.view"), idParam(request));
     },
   );
 

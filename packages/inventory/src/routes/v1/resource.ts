@@ -15,6 +15,7 @@ import {
 } from "../../services/resource.ts";
 import { bodySchema } from "../../services/validation.ts";
 import { type ApiContext, authorized, idParam, originOf, sendList, success } from "./context.ts";
+import { withImage } from "./images.ts";
 
 // The routes of a table-driven resource (spec §2–§6): index, show, store, update (PATCH and PUT,
 // both partial), destroy, and restore where the resource has it. Each checks its permission first.
@@ -68,24 +69,23 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
 
   app.get(`/${path}/:id`, { schema: { tags, params: IdParams } }, async (request) => {
     const caller = allowed(request, "view");
-    return present(caller, await findResource(database, definition, idParam(request)));
+    return present(caller, await findResource(database, definition, idParam(request), undefined, caller));
   });
 
   app.post(`/${path}`, { schema: { tags, body: writeSchema.body } }, async (request) => {
     const caller = allowed(request, "create");
-    const row = await createResource(database, definition, caller, originOf(request), body(request));
+    const input = body(request);
+    const row = await withImage(context, request, input, definition.table, undefined, (server) =>
+      createResource(database, definition, caller, originOf(request), input, server),
+    );
     return success(definition.messages.create, await payload(caller, row));
   });
 
   const update = async (request: FastifyRequest) => {
     const caller = allowed(request, "edit");
-    const row = await updateResource(
-      database,
-      definition,
-      caller,
-      originOf(request),
-      idParam(request),
-      body(request),
+    const input = body(request);
+    const row = await withImage(context, request, input, definition.table, idParam(request), (server) =>
+      updateResource(database, definition, caller, originOf(request), idParam(request), input, server),
     );
     return success(definition.messages.update, await payload(caller, row));
   };

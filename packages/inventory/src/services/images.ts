@@ -1,0 +1,125 @@
+import { open, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Invalid, publicUrl, type SavedUpload } from "@anvil/core";
+import type { Caller } from "./permissions.ts";
+import { discard, generatedName, isStoredName, keep, type Storage } from "./storage.ts";
+
+// Images of records (spec §7.4 `image`, and `image` on every resource that has one): sent as a file
+// upload or a base64 data URI (`image_source` is the legacy name), removed with `image_delete=1`,
+// stored under a generated name, shown as an absolute URL under the root URL, served publicly.
+
+/** The column holding a table's image, and the folder its files are kept and served in. */
+export const IMAGE_COLUMNS: Readonly<Record<string, { column: string; folder: string }>> = {
+  ...Object.fromEntries(
+    [
+      "categories",
+      "companies",
+      "departments",
+      "locations",
+      "manufacturers",
+      "suppliers",
+      "accessories",
+      "consumables",
+      "components",
+    ].map((table) => [table, { column: "image", folder: table }]),
+  ),
+  assets: { column: "image", folder: "assets" },
+  models: { column: "image", folder: "models" },
+  users: { column: "avatar", folder: "avatars" },
+};
+
+export const IMAGE_FOLDERS = new Set(Object.values(IMAGE_COLUMNS).map((image) => image.folder));
+
+// Snipe-IT also takes SVG; an SVG served from the API's own origin can run script, so it is not
+// taken here. The types are recognised by their first bytes, whatever the client calls them.
+const ACCEPTED = "png, gif, jpg, jpeg, bmp, webp, avif";
+const NOT_AN_IMAGE = `The image field must be a file of type: ${ACCEPTED}.`;
+
+export const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  png: "image/png",
+  gif: "image/gif",
+  jpg: "image/jpeg",
+  bmp: "image/bmp",
+  webp: "image/webp",
+  avif: "image/avif",
+};
+
+/** The image type of a file's first bytes, or undefined. */
+function sniff(head: Buffer): string | undefined {
+  const ascii = (from: number, to: number) => head.subarray(from, to).toString("latin1");
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "png";
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "jpg";
+  if (ascii(0, 6) === "GIF87a" || ascii(0, 6) === "GIF89a") return "gif";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "webp";
+  if (ascii(4, 12) === "ftypavif" || ascii(4, 12) === "ftypavis") return "avif";
+  if (ascii(0, 2) === "BM" && head.length >= 26) return "bmp";
+  return undefined;
+}
+
+async function headOf(path: string): Promise<Buffer> {
+  const file = await open(path, "r");
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(16), 0, 16, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/** What a write asks of a record's image: a new file (staged at `path`), or none any more. */
+export type ImageChange = { remove: true } | { remove: false; path: string; extension: string };
+
+const DATA_URI = /^data:[^,;]*(?:;[^,;]*)*;base64,/i;
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === "1" || value === "true" || value === "on";
+}
+
+/**
+ * The image change of a request body. `uploads` are the files staged for this request: an `image`
+ * that is not one of them is text, never a path. A data URI is decoded into a staged file of its
+ * own, which `stage` registers for removal with the request's other staged files.
+ */
+export async function imageChange(
+  body: Record<string, unknown>,
+  uploads: readonly SavedUpload[],
+  storage: Storage,
+  stage: (path: string) => void,
+): Promise<ImageChange | undefined> {
+  const given = body.image ?? body.image_source;
+  if (given === undefined || given === null || given === "") {
+    return truthy(body.image_delete) ? { remove: true } : undefined;
+  }
+  let path: string;
+  if (uploads.includes(given as SavedUpload)) path = (given as SavedUpload).path;
+  else if (typeof given === "string" && DATA_URI.test(given)) {
+    path = join(storage.incoming, generatedName());
+    stage(path);
+    await writeFile(path, Buffer.from(given.slice(given.indexOf(",") + 1), "base64"), { flag: "wx" });
+  } else throw new Invalid("The given data was invalid.", { image: [NOT_AN_IMAGE] });
+  const extension = sniff(await headOf(path));
+  if (!extension) throw new Invalid("The given data was invalid.", { image: [NOT_AN_IMAGE] });
+  return { remove: false, path, extension };
+}
+
+/** Keeps a new image in its table's folder; answers the name to store in the image column. */
+export async function storeImage(
+  storage: Storage,
+  table: string,
+  change: { path: string; extension: string },
+) {
+  const name = generatedName(change.extension);
+  await keep(change.path, join(storage.images, IMAGE_COLUMNS[table].folder), name);
+  return name;
+}
+
+/** Removes an image no record names any more. */
+export async function removeImage(storage: Storage, table: string, name: unknown): Promise<void> {
+  if (isStoredName(name)) await discard([join(storage.images, IMAGE_COLUMNS[table].folder, name)]);
+}
+
+/** The absolute URL of a record's image, or null when it has none. */
+export function imageUrl(caller: Pick<Caller, "rootUrl">, table: string, name: unknown): string | null {
+  if (!isStoredName(name)) return null;
+  return publicUrl(caller.rootUrl, `uploads/${IMAGE_COLUMNS[table].folder}/${name}`).href;
+}

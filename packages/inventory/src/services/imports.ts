@@ -1,0 +1,445 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { type AnyKysely, DomainError, Invalid, type Logger, type SavedUpload } from "@anvil/core";
+import { CsvError, parse } from "csv-parse";
+import { sql } from "kysely";
+import { escaped, forHumans } from "../convert/format.ts";
+import type { Row } from "../repositories/records.ts";
+import type { RequestOrigin } from "./activity.ts";
+import { type InventoryDatabase, storedNow } from "./database.ts";
+import { IMPORTERS, type ImportRow } from "./importers.ts";
+import { type Caller, isSuperuser } from "./permissions.ts";
+import { createWithin, duplicateAsInvalid, updateWithin } from "./resource.ts";
+import { discard, extensionOf, generatedName, keep, type Storage, storedPath } from "./storage.ts";
+
+// CSV imports (spec §21): an upload is checked (a CSV, UTF-8 or transliterated to it, distinct
+// headers, readable to its end) and kept under a generated name; processing reads it again as a
+// stream and writes each row through its resource's own create or update. Each row is one
+// transaction: a row that fails leaves nothing behind, not even the category it would have
+// created, and the rows before and after it stand (as Snipe-IT's importer keeps the good rows).
+
+/** Snipe-IT's accepted CSV types; a client extension of csv, tsv or txt also passes. */
+const CSV_TYPES = new Set([
+  "application/vnd.ms-excel",
+  "text/csv",
+  "application/csv",
+  "text/x-algol68",
+  "text/plain",
+  "text/comma-separated-values",
+  "text/tsv",
+]);
+const CSV_EXTENSIONS = new Set(["csv", "tsv", "txt"]);
+/** The longest record taken: a quote that never closes must not pull the whole file into memory. */
+const MAX_RECORD_BYTES = 1024 * 1024;
+/** Row errors kept for the answer; a file of a million bad rows reports the first ones. */
+const MAX_REPORTED_ROWS = 1000;
+
+export const IMPORT_TYPES = Object.keys(IMPORTERS);
+
+export const IMPORT_MESSAGES = {
+  noFiles: "You did not select any files for upload, or the file you are trying to upload is too large",
+  deleted: "Your file has been been successfully deleted",
+  notDeleted: "The file was unable to be deleted",
+  missingFile: "The selected file is invalid.",
+} as const;
+
+/** A refusal of an upload, which Snipe-IT answers with HTTP 422 and the envelope (spec §3). */
+export class UploadRefused extends Error {}
+
+function csvParser() {
+  return parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+  });
+}
+
+async function isUtf8(path: string): Promise<boolean> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  try {
+    for await (const chunk of createReadStream(path)) decoder.decode(chunk as Buffer, { stream: true });
+    decoder.decode();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rewrites a file that is not UTF-8 as UTF-8, reading it as Windows-1252 (what spreadsheets
+ * write on Windows, and a superset of Latin-1), in a stream.
+ */
+async function transliterate(path: string, directory: string): Promise<string> {
+  const decoder = new TextDecoder("windows-1252");
+  const target = join(directory, generatedName());
+  await pipeline(
+    createReadStream(path),
+    new Transform({
+      transform(chunk, _encoding, done) {
+        done(null, Buffer.from(decoder.decode(chunk as Buffer, { stream: true }), "utf8"));
+      },
+      flush(done) {
+        done(null, Buffer.from(decoder.decode(), "utf8"));
+      },
+    }),
+    createWriteStream(target, { flags: "wx" }),
+  );
+  return target;
+}
+
+/** The header and first row of a CSV file, once the whole file has been read without a fault. */
+async function firstRecords(path: string): Promise<{ header: string[]; first: string[] }> {
+  const records: string[][] = [];
+  try {
+    for await (const record of createReadStream(path).pipe(csvParser()))
+      if (records.length < 2) records.push(record as string[]);
+  } catch (error) {
+    if (error instanceof CsvError)
+      throw new UploadRefused(`The file is not a readable CSV file: ${error.message}`);
+    throw error;
+  }
+  if (records.length === 0) throw new UploadRefused("The file is empty: it has no header row.");
+  return { header: records[0], first: records[1] ?? [] };
+}
+
+function duplicateHeaders(header: string[]): string[] {
+  return header.flatMap((name, index) => {
+    const first = header.indexOf(name);
+    return first < index
+      ? [
+          `Duplicate header '${name}' detected, first at column: ${first + 1}, repeats at column: ${index + 1}`,
+        ]
+      : [];
+  });
+}
+
+/** What one upload is once checked: the UTF-8 file to keep and its first two records. */
+async function checkUpload(upload: SavedUpload, storage: Storage, staged: string[]) {
+  const type = upload.mimetype.toLowerCase();
+  if (!CSV_TYPES.has(type) && !CSV_EXTENSIONS.has(extensionOf(upload.filename) ?? ""))
+    throw new UploadRefused(`File type must be CSV. Uploaded file is ${upload.mimetype}`);
+  let path = upload.path;
+  if (!(await isUtf8(path))) {
+    path = await transliterate(path, storage.incoming);
+    staged.push(path);
+  }
+  const { header, first } = await firstRecords(path);
+  const duplicates = duplicateHeaders(header);
+  if (duplicates.length > 0) throw new UploadRefused(duplicates.join("; "));
+  return { upload, path, header, first };
+}
+
+/** Checks and keeps uploaded CSV files; all of them or, when one is refused, none. */
+export async function storeImports(
+  database: InventoryDatabase,
+  storage: Storage,
+  caller: Caller,
+  uploads: readonly SavedUpload[],
+): Promise<Row[]> {
+  if (uploads.length === 0) throw new UploadRefused(IMPORT_MESSAGES.noFiles);
+  const staged: string[] = [];
+  const kept: string[] = [];
+  try {
+    const checked = [];
+    for (const upload of uploads) checked.push(await checkUpload(upload, storage, staged));
+    await mkdir(storage.imports, { recursive: true });
+    const now = storedNow(database.dialect);
+    const rows = [];
+    for (const { upload, path, header, first } of checked) {
+      const name = generatedName("csv");
+      kept.push(await keep(path, storage.imports, name));
+      rows.push({
+        name: upload.filename.replace(/^.*[\\/]/, "").slice(0, 255),
+        file_path: name,
+        filesize: upload.size,
+        header_row: JSON.stringify(header),
+        first_row: JSON.stringify(first),
+        created_by: caller.user.id,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    return (await (database.db as AnyKysely)
+      .insertInto("imports")
+      .values(rows)
+      .returningAll()
+      .execute()) as Row[];
+  } catch (error) {
+    await discard(kept);
+    throw error;
+  } finally {
+    await discard(staged);
+  }
+}
+
+/** The imports a caller may see: their own, or every one for a superuser; newest first. */
+export async function listImports(database: InventoryDatabase, caller: Caller): Promise<Row[]> {
+  return (await (database.db as AnyKysely)
+    .selectFrom("imports")
+    .selectAll()
+    .$if(!isSuperuser(caller), (q) => q.where("created_by", "=", caller.user.id))
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute()) as Row[];
+}
+
+/** One of the caller's imports (any, for a superuser); undefined otherwise, so others' stay unseen. */
+export async function findImport(database: InventoryDatabase, caller: Caller, id: number) {
+  if (!Number.isSafeInteger(id)) return undefined;
+  const row = (await (database.db as AnyKysely)
+    .selectFrom("imports")
+    .selectAll()
+    .where("id", "=", id)
+    .executeTakeFirst()) as Row | undefined;
+  return row && (isSuperuser(caller) || Number(row.created_by) === caller.user.id) ? row : undefined;
+}
+
+/** Where an import's file is stored, when it is still there (someone may have removed it by hand). */
+export async function importFile(storage: Storage, row: Row): Promise<string | undefined> {
+  const path = storedPath(storage.imports, String(row.file_path));
+  return (await stat(path).catch(() => undefined))?.isFile() ? path : undefined;
+}
+
+/** Removes an import and its file; false when the caller has no such import. */
+export async function deleteImport(
+  database: InventoryDatabase,
+  storage: Storage,
+  caller: Caller,
+  id: number,
+): Promise<boolean> {
+  const row = await findImport(database, caller, id);
+  if (!row) return false;
+  await (database.db as AnyKysely).deleteFrom("imports").where("id", "=", row.id).execute();
+  await discard([storedPath(storage.imports, String(row.file_path))]);
+  return true;
+}
+
+function sizeForHumans(bytes: number): string {
+  const units: Array<[string, number]> = [
+    ["TB", 1024 ** 4],
+    ["GB", 1024 ** 3],
+    ["MB", 1024 ** 2],
+    ["KB", 1024],
+  ];
+  const [unit, size] = units.find(([, size]) => bytes >= size) ?? ["B", 1];
+  return `${Math.round((bytes / size) * 100) / 100} ${unit}`;
+}
+
+function parsed(text: unknown): unknown {
+  return typeof text === "string" ? JSON.parse(text) : null;
+}
+
+/** Snipe-IT's import object (ImportsTransformer). */
+export function presentImport(row: Row) {
+  return {
+    id: row.id,
+    file_path: escaped(String(row.file_path)),
+    filesize: sizeForHumans(Number(row.filesize)),
+    name: escaped(String(row.name)),
+    import_type: escaped((row.import_type as string | null) ?? null),
+    created_at: forHumans(new Date(row.created_at as string | Date)),
+    header_row: parsed(row.header_row),
+    first_row: parsed(row.first_row),
+    field_map: parsed(row.field_map),
+  };
+}
+
+/** The default CSV header (lower-cased) of each field key; the key itself is also understood. */
+const DEFAULT_HEADERS: Readonly<Record<string, readonly string[]>> = {
+  asset_tag: ["asset tag"],
+  item_name: ["item name", "name"],
+  asset_model: ["model name", "model"],
+  model_number: ["model number"],
+  serial: ["serial number", "serial"],
+  category: ["category"],
+  manufacturer: ["manufacturer"],
+  status: ["status"],
+  location: ["location"],
+  company: ["company"],
+  supplier: ["supplier"],
+  purchase_date: ["purchase date"],
+  purchase_cost: ["purchase cost"],
+  order_number: ["order number"],
+  purchase_order: ["purchase order"],
+  notes: ["notes"],
+  warranty_months: ["warranty", "warranty months"],
+  requestable: ["requestable"],
+  byod: ["byod"],
+  asset_eol_date: ["eol date", "asset eol date"],
+  expected_checkin: ["expected checkin date"],
+  next_audit_date: ["next audit date"],
+  qty: ["quantity", "qty"],
+  min_amt: ["minimum quantity", "min amt"],
+  item_number: ["item number"],
+  seats: ["seats"],
+  license_name: ["licensed to name"],
+  license_email: ["licensed to email"],
+  expiration_date: ["expiration date"],
+  termination_date: ["termination date"],
+  reassignable: ["reassignable"],
+  maintained: ["maintained"],
+  full_name: ["full name"],
+  first_name: ["first name"],
+  last_name: ["last name"],
+  username: ["username"],
+  email: ["email"],
+  employee_num: ["employee number"],
+  jobtitle: ["job title"],
+  phone_number: ["phone number", "phone"],
+  website: ["website"],
+  address: ["address"],
+  address2: ["address2"],
+  city: ["city"],
+  state: ["state"],
+  country: ["country"],
+  zip: ["zip"],
+  fax: ["fax"],
+  currency: ["currency"],
+  ldap_ou: ["ldap ou"],
+  department: ["department"],
+  manager_username: ["manager username"],
+  parent_location: ["parent location"],
+  activated: ["activated"],
+  vip: ["vip"],
+  remote: ["remote"],
+  start_date: ["start date"],
+  end_date: ["end date"],
+  eol: ["eol"],
+};
+
+/** Field keys the web UI sends under other names. */
+const KEY_ALIASES: Readonly<Record<string, string>> = {
+  quantity: "qty",
+  phone: "phone_number",
+  name: "item_name",
+};
+
+const HEADER_KEYS = new Map<string, string>(
+  Object.entries(DEFAULT_HEADERS).flatMap(([key, headers]) => [
+    [key, key],
+    ...headers.map((header) => [header, key] as [string, string]),
+  ]),
+);
+
+/**
+ * The field key of each CSV column: from `column-mappings` (`{<csv header>: <field key>}`) when it
+ * names the column, else from the header's default name; undefined for a column no field takes.
+ */
+export function columnKeys(
+  header: readonly string[],
+  mappings: Readonly<Record<string, unknown>>,
+): Array<string | undefined> {
+  const mapped = new Map(Object.entries(mappings).map(([column, key]) => [column.trim().toLowerCase(), key]));
+  return header.map((column) => {
+    const name = column.trim().toLowerCase();
+    if (mapped.has(name)) {
+      const key = mapped.get(name);
+      return typeof key === "string" && key !== "" ? (KEY_ALIASES[key] ?? key) : undefined;
+    }
+    return HEADER_KEYS.get(name);
+  });
+}
+
+function rowOf(record: readonly string[], keys: ReadonlyArray<string | undefined>): ImportRow {
+  const row: Record<string, string> = {};
+  keys.forEach((key, index) => {
+    const value = record[index]?.trim();
+    if (key !== undefined && value !== undefined && value !== "") row[key] = value;
+  });
+  return row;
+}
+
+export interface ProcessOptions {
+  importType: string;
+  mappings: Readonly<Record<string, unknown>>;
+  update: boolean;
+  runBackup: boolean;
+}
+
+/** Errors by row name, each `{field: message}` (spec §21). */
+export type ImportErrors = Record<string, Record<string, string>>;
+
+/** A row's failure in the report's words: each field's first message. */
+function rowErrors(error: unknown): Record<string, string> | undefined {
+  if (error instanceof Invalid) {
+    const fields = Object.entries(error.details);
+    return fields.length > 0
+      ? Object.fromEntries(fields.map(([field, messages]) => [field, String(messages[0])]))
+      : { import: error.message };
+  }
+  if (error instanceof DomainError) return { import: error.message };
+  return undefined;
+}
+
+/**
+ * Copies an SQLite database to `<data dir>/inventory/backups/` before an import (`run-backup`);
+ * PostgreSQL is backed up by its own tools, which this process cannot run for it.
+ */
+async function backUp(database: InventoryDatabase, storage: Storage, logger: Logger): Promise<void> {
+  if (database.dialect !== "sqlite") {
+    logger.warn("run-backup asked for: back PostgreSQL up with pg_dump; the inventory does not");
+    return;
+  }
+  await mkdir(storage.backups, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  await sql`vacuum into ${join(storage.backups, `pre-import-backup-${stamp}.sqlite`)}`.execute(database.db);
+}
+
+/** Processes an import: every row through its importer, each in its own transaction. */
+export async function processImport(
+  database: InventoryDatabase,
+  storage: Storage,
+  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
+  row: Row,
+  path: string,
+  options: ProcessOptions,
+): Promise<ImportErrors> {
+  const importer = IMPORTERS[options.importType.toLowerCase()];
+  const db = database.db as AnyKysely;
+  if (options.runBackup) await backUp(database, storage, context.logger);
+  await db
+    .updateTable("imports")
+    .set({
+      import_type: options.importType,
+      field_map: Object.keys(options.mappings).length > 0 ? JSON.stringify(options.mappings) : null,
+      updated_at: storedNow(database.dialect),
+    })
+    .where("id", "=", row.id)
+    .execute();
+  const errors: ImportErrors = {};
+  let reported = 0;
+  let keys: Array<string | undefined> | undefined;
+  let line = 1;
+  for await (const record of createReadStream(path).pipe(csvParser())) {
+    if (!keys) {
+      keys = columnKeys(record as string[], options.mappings);
+      continue;
+    }
+    line += 1;
+    const fields = rowOf(record as string[], keys);
+    if (Object.keys(fields).length === 0) continue;
+    try {
+      await db.transaction().execute(async (trx) => {
+        const write = { database, trx, caller: context.caller, origin: context.origin };
+        const existing = await importer.existing(write, fields);
+        if (existing && !options.update)
+          throw new Invalid("The given data was invalid.", {
+            [importer.definition.unique.field]: [importer.definition.unique.message],
+          });
+        const input = await importer.input(write, fields, existing);
+        if (existing) await updateWithin(write, importer.definition, existing.id, input);
+        else await createWithin(write, importer.definition, input);
+      });
+    } catch (error) {
+      const failure = rowErrors(duplicateAsInvalid(importer.definition, error));
+      if (!failure) throw error;
+      if (reported < MAX_REPORTED_ROWS) errors[importer.label(fields) ?? `Row ${line}`] = failure;
+      reported += 1;
+    }
+  }
+  return errors;
+}
