@@ -1,3 +1,16 @@
 export { freePort, listenLocal, type StartedApp, serviceConfig, startApp } from "./app.ts";
 export { forEachDatabase, type TestDatabase } from "./database.ts";
+export {
+  type Finished,
+  groupAlive,
+  runAnvil,
+  type ServiceProcess,
+  type ServiceProcesses,
+  type ServiceProcessesOn,
+  serviceProcessesOn,
+  startAnvil,
+  startServiceProcess,
+  startServiceProcesses,
+  waitFor,
+} from "./processes.ts";
 export { type TempDir, tempDir } from "./temp.ts";

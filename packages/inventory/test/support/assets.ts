@@ -1,4 +1,4 @@
-import { api, type InventoryState } from "./inventory.ts";
+import { api, type InventoryClient } from "./inventory.ts";
 
 // What asset tests need around an asset: a model (with its category), labels of every type, a
 // location, a user. Names carry a prefix so several fixtures can live in one database.
@@ -24,7 +24,7 @@ export interface AssetFixture {
 }
 
 async function created(
-  inventory: InventoryState,
+  inventory: InventoryClient,
   path: string,
   body: Record<string, unknown>,
 ): Promise<number> {
@@ -33,7 +33,7 @@ async function created(
   return answer.body.payload.id;
 }
 
-export async function assetFixture(inventory: InventoryState, prefix: string): Promise<AssetFixture> {
+export async function assetFixture(inventory: InventoryClient, prefix: string): Promise<AssetFixture> {
   const categoryId = await created(inventory, "/categories", {
     name: `${prefix} laptops`,
     category_type: "asset",
@@ -73,7 +73,7 @@ export async function assetFixture(inventory: InventoryState, prefix: string): P
 
 /** Creates an asset and answers its id. */
 export async function createAsset(
-  inventory: InventoryState,
+  inventory: InventoryClient,
   fixture: AssetFixture,
   tag: string,
   extra: Record<string, unknown> = {},

@@ -83,9 +83,12 @@ export interface ApiAnswer<T = unknown> {
   headers: Headers;
 }
 
+/** What a client needs: an inventory's base URL and the admin's token. */
+export type InventoryClient = Pick<InventoryState, "url" | "adminToken">;
+
 /** Calls /api/v1 as a client would; the admin's token unless another (or none: "") is given. */
 export async function api<T = unknown>(
-  inventory: Pick<InventoryState, "url" | "adminToken">,
+  inventory: InventoryClient,
   method: string,
   path: string,
   options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},

@@ -1,5 +1,5 @@
 import { toStoredTime } from "@anvil/core";
-import { api, type InventoryState } from "./inventory.ts";
+import { api, type InventoryClient, type InventoryState } from "./inventory.ts";
 
 // Fixtures of the stock-item tests: categories, users and assets to check items out to.
 
@@ -12,7 +12,7 @@ export type List<R = Record<string, unknown>> = { total: number; rows: R[] };
 
 export const STRICT = { "x-api-strict-status": "1" };
 
-export async function created(inventory: InventoryState, path: string, body: unknown): Promise<number> {
+export async function created(inventory: InventoryClient, path: string, body: unknown): Promise<number> {
   const answer = await api<Envelope<{ id: number }>>(inventory, "POST", path, { body });
   if (answer.body.status !== "success") throw new Error(`${path}: ${JSON.stringify(answer.body)}`);
   return answer.body.payload.id;

@@ -38,7 +38,9 @@ async function identify(database: ForgeDatabase, request: FastifyRequest, creden
   const caller = await authenticate(database, credentials);
   const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
   request.caller =
-    caller && typeof sudoName === "string" && sudoName !== "" ? await sudo(database, caller, sudoName) : caller;
+    caller && typeof sudoName === "string" && sudoName !== ""
+      ? await sudo(database, caller, sudoName)
+      : caller;
   if (request.caller && readBool(request.caller.account.must_change_password)) {
     throw new Forbidden(
       `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
