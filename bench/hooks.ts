@@ -1,34 +1,37 @@
 // Hook runner throughput: Debian's `webhook` and anvil hooks side by side on 127.0.0.1, same hooks
-// file, same load (wrk, or autocannon when wrk is absent). Run with `scripts/run-node.sh bench/hooks.ts`.
-// Environment: BENCH_SECONDS (10), BENCH_RUNS (3), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
-// BENCH_ANVIL_FLAGS (extra anvil flags, split at spaces, e.g. "-workers 2"), WEBHOOK_BIN and
-// ANVIL_HOOKS_CMD as in the side-by-side suite.
-import { execFile } from "node:child_process";
+// file, same load (wrk -t2, or autocannon when wrk is absent), the two servers taking turns run by
+// run (webhook, anvil, webhook, anvil…) so that a busy moment of the shared machine hits both alike.
+// Each run's pair and its ratio are printed as they come, then the medians. Run with
+// `scripts/run-node.sh bench/hooks.ts`.
+// Environment: BENCH_SECONDS (5), BENCH_RUNS (5), BENCH_CONNECTIONS (32), BENCH_OUT (JSON path),
+// BENCH_SCENARIOS (letters, "abc"), BENCH_ANVIL_FLAGS (extra anvil flags, split at spaces, e.g.
+// "-workers 1"), BENCH_ANVIL_NODE_OPTIONS (NODE_OPTIONS of anvil only, e.g. --cpu-prof), WEBHOOK_BIN
+// and ANVIL_HOOKS_CMD as in the side-by-side suite.
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { sendRequest } from "../packages/hooks/test/side-by-side/raw-http.ts";
 import {
   anvilCommand,
   type RunningServer,
-  type ServerCommand,
   startServer,
   webhookCommand,
 } from "../packages/hooks/test/side-by-side/servers.ts";
-import { hasWrk, median, parseWrk } from "./load.ts";
+import { hasWrk, type LoadPlan, load, median, type WrkMeasure } from "./load.ts";
 
-const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
-const seconds = Number(process.env.BENCH_SECONDS || 10);
-const runs = Number(process.env.BENCH_RUNS || 3);
+const seconds = Number(process.env.BENCH_SECONDS || 5);
+const runs = Number(process.env.BENCH_RUNS || 5);
 const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/hooks.json");
+const only = process.env.BENCH_SCENARIOS || "abc";
 const anvilFlags = (process.env.BENCH_ANVIL_FLAGS ?? "").split(/\s+/).filter(Boolean);
+const anvilNodeOptions = process.env.BENCH_ANVIL_NODE_OPTIONS ?? "";
 
 interface Scenario {
+  letter: string;
   name: string;
   path: string;
   /** Checked once on each server before loading it, so an error path is never measured. */
@@ -38,13 +41,20 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   {
+    letter: "a",
     name: "(a) rule mismatch",
     path: "/hooks/bench-mismatch?token=wrong",
     status: 200,
     body: "Hook rules were not satisfied.",
   },
-  { name: "(b) runs /bin/true", path: "/hooks/bench-true", status: 200, body: "started" },
-  { name: "(c) unknown hook id", path: "/hooks/no-such-hook", status: 404, body: "Hook not found." },
+  { letter: "b", name: "(b) runs /bin/true", path: "/hooks/bench-true", status: 200, body: "started" },
+  {
+    letter: "c",
+    name: "(c) unknown hook id",
+    path: "/hooks/no-such-hook",
+    status: 404,
+    body: "Hook not found.",
+  },
 ];
 
 const hooksFile = JSON.stringify([
@@ -56,17 +66,17 @@ const hooksFile = JSON.stringify([
   { id: "bench-true", "execute-command": "/bin/true", "response-message": "started" },
 ]);
 
-interface Measure {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
+interface Measure extends WrkMeasure {
+  /** How long the server still ran hook commands after the load ended. */
+  drainMs: number;
+  /** Processes started per second of load and drain: the hook commands run. */
+  commandsPerSecond: number;
 }
 
 interface Summary {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** Processes started per second of load and drain: the hook commands run. */
   commandsPerSecond: number;
   /** Each run's req/s and drain time, in order. */
   runs: number[];
@@ -78,100 +88,138 @@ interface Row {
   path: string;
   webhook: Summary;
   anvil: Summary;
+  /** anvil/webhook of each run's pair, in order, and their median. */
+  ratios: number[];
+  ratio: number;
 }
 
 async function main(): Promise<void> {
-  const tool = (await hasWrk()) ? "wrk" : "autocannon";
-  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-"));
-  const servers: [string, RunningServer][] = [];
+  const plan: LoadPlan = {
+    tool: (await hasWrk()) ? "wrk" : "autocannon",
+    spread: false,
+    work: await mkdtemp(path.join(os.tmpdir(), "anvil-bench-")),
+    seconds,
+    runs,
+  };
+  const servers: RunningServer[] = [];
   try {
-    const hooks = path.join(work, "hooks.json");
+    const hooks = path.join(plan.work, "hooks.json");
     await writeFile(hooks, hooksFile);
-    const commands: [string, ServerCommand, string[]][] = [
-      ["webhook", webhookCommand(), []],
-      ["anvil", anvilCommand(), anvilFlags],
-    ];
-    for (const [name, command, extra] of commands) {
-      const server = await startServer({
-        name,
-        command,
-        flags: ["-hooks", hooks, ...extra],
-        cwd: work,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" },
-      });
-      servers.push([name, server]);
-    }
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" };
+    servers.push(
+      await startServer({
+        name: "webhook",
+        command: webhookCommand(),
+        flags: ["-hooks", hooks],
+        cwd: plan.work,
+        env,
+      }),
+      await startServer({
+        name: "anvil",
+        command: anvilCommand(),
+        flags: ["-hooks", hooks, ...anvilFlags],
+        cwd: plan.work,
+        env: anvilNodeOptions === "" ? env : { ...env, NODE_OPTIONS: anvilNodeOptions },
+      }),
+    );
+    const load1 = (await readFile("/proc/loadavg", "utf8")).split(" ")[0];
     console.error(
-      `hooks bench: ${tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server, anvil flags: ${anvilFlagsText()}`,
+      `hooks bench: ${plan.tool}, ${connections} connections, ${seconds} s, ${runs} run(s) per scenario and server, alternating; anvil flags: ${anvilFlagsText()}; load average ${load1}`,
     );
     const rows: Row[] = [];
-    for (const scenario of scenarios) {
-      for (const [, server] of servers) await checkScenario(server, scenario);
-      const measured = new Map<string, (Measure & { drainMs: number; commandsPerSecond: number })[]>(
-        servers.map(([name]) => [name, []]),
-      );
-      // Servers alternate run by run, so a slow moment of the machine does not favour one of them.
-      for (let i = 0; i < runs; i++) {
-        for (const [name, server] of servers) {
-          const processesBefore = await processesStarted();
-          const loadResult = await load(tool, `http://127.0.0.1:${server.port}${scenario.path}`);
-          // How long the server still ran hook commands after the load ended (its spawn backlog);
-          // the next run starts only once they are all done.
-          const drainMs = await waitForNoChildren(server.pid);
-          // Commands actually run, per second of load and drain: a server that answers quickly but
-          // queues its commands does not gain by it here. The load generator's own few processes
-          // and threads are counted too, a rounding error beside the commands.
-          const commands = (await processesStarted()) - processesBefore;
-          const measure = {
-            ...loadResult,
-            drainMs,
-            commandsPerSecond: commands / (seconds + drainMs / 1000),
-          };
-          const rate = Math.round(measure.requestsPerSecond);
-          const drain = `commands drained ${(drainMs / 1000).toFixed(1)} s after the load`;
-          console.error(
-            `  ${scenario.name} ${name} run ${i + 1}: ${rate} req/s, p99 ${measure.p99Ms} ms, ${drain}, ${Math.round(measure.commandsPerSecond)} processes/s`,
-          );
-          measured.get(name)?.push(measure);
-        }
-      }
-      const summary = (name: string): Summary => {
-        const list = measured.get(name) ?? [];
-        return {
-          requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
-          p50Ms: median(list.map((m) => m.p50Ms)),
-          p99Ms: median(list.map((m) => m.p99Ms)),
-          commandsPerSecond: median(list.map((m) => m.commandsPerSecond)),
-          runs: list.map((m) => Math.round(m.requestsPerSecond)),
-          drainMs: list.map((m) => m.drainMs),
-        };
-      };
-      rows.push({
-        scenario: scenario.name,
-        path: scenario.path,
-        webhook: summary("webhook"),
-        anvil: summary("anvil"),
-      });
+    for (const scenario of scenarios.filter((s) => only.includes(s.letter))) {
+      rows.push(await measureScenario(plan, servers, scenario));
     }
-    const table = `anvil flags: ${anvilFlagsText()}\n\n${markdownTable(rows)}`;
+    const table = `anvil flags: ${anvilFlagsText()}\n\n${markdownTable(rows)}\n\n${runsText(rows)}`;
     console.log(table);
     await mkdir(path.dirname(outFile), { recursive: true });
     const result = {
       date: new Date().toISOString(),
-      tool,
+      tool: plan.tool,
       connections,
       seconds,
       runs,
       anvilFlags,
       cpus: os.availableParallelism(),
+      loadAverage: load1,
       rows,
     };
     await writeFile(outFile, `${JSON.stringify(result, null, 2)}\n`);
     console.error(`written to ${outFile}`);
   } finally {
-    for (const [, server] of servers) await server.stop();
-    await rm(work, { recursive: true, force: true });
+    for (const server of servers) await server.stop();
+    await rm(plan.work, { recursive: true, force: true });
   }
+}
+
+/**
+ * One scenario: an unrecorded warm-up run of each server (JIT, connection set-up), then the pairs.
+ * Each run waits for the server's commands to drain before the next starts.
+ */
+async function measureScenario(plan: LoadPlan, servers: RunningServer[], scenario: Scenario): Promise<Row> {
+  for (const server of servers) await checkScenario(server, scenario);
+  for (const server of servers) await measure(plan, server, scenario, Math.min(seconds, 2));
+  const measured = new Map<string, Measure[]>(servers.map((server) => [server.name, []]));
+  const ratios: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const pair: string[] = [];
+    for (const server of servers) {
+      const m = await measure(plan, server, scenario, seconds);
+      measured.get(server.name)?.push(m);
+      const drain = m.drainMs >= 100 ? `, drained ${(m.drainMs / 1000).toFixed(1)} s` : "";
+      // wrk counts every non-2xx answer as an error: the 404s of (c) are what it measures.
+      const errors = scenario.status < 300 && m.errors > 0 ? `, ${m.errors} errors` : "";
+      pair.push(`${server.name} ${rate(m.requestsPerSecond)} req/s p99 ${ms(m.p99Ms)}${drain}${errors}`);
+    }
+    const [webhook, anvil] = servers.map((server) => measured.get(server.name)?.[i]?.requestsPerSecond ?? 0);
+    ratios.push(anvil / webhook);
+    console.error(
+      `  ${scenario.name} run ${i + 1}: ${pair.join(" | ")} | anvil/webhook ${(anvil / webhook).toFixed(2)}`,
+    );
+  }
+  const summary = (name: string): Summary => {
+    const list = measured.get(name) ?? [];
+    return {
+      requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
+      p50Ms: median(list.map((m) => m.p50Ms)),
+      p99Ms: median(list.map((m) => m.p99Ms)),
+      commandsPerSecond: median(list.map((m) => m.commandsPerSecond)),
+      runs: list.map((m) => Math.round(m.requestsPerSecond)),
+      drainMs: list.map((m) => m.drainMs),
+    };
+  };
+  const row = {
+    scenario: scenario.name,
+    path: scenario.path,
+    webhook: summary("webhook"),
+    anvil: summary("anvil"),
+    ratios,
+    ratio: median(ratios),
+  };
+  console.error(
+    `  ${scenario.name} medians: webhook ${rate(row.webhook.requestsPerSecond)} req/s, anvil ${rate(row.anvil.requestsPerSecond)} req/s, anvil/webhook ${row.ratio.toFixed(2)} (runs ${ratios.map((r) => r.toFixed(2)).join(" / ")})`,
+  );
+  return row;
+}
+
+/** One run on one server, then the wait until the commands it accepted have all run. */
+async function measure(
+  plan: LoadPlan,
+  server: RunningServer,
+  scenario: Scenario,
+  duration: number,
+): Promise<Measure> {
+  const processesBefore = await processesStarted();
+  const target = { base: `http://127.0.0.1:${server.port}`, paths: [scenario.path], headers: [] };
+  const result = await load(plan, target, connections, duration);
+  // The next run starts only once the server's spawn backlog is done, so that it does not steal
+  // CPU from the other server.
+  const drainMs = await waitForNoChildren(server.pid);
+  // Commands actually run, per second of load and drain: a server that answers quickly but queues
+  // its commands does not gain by it here. The load generator's own few processes and threads are
+  // counted too, a rounding error beside the commands.
+  const commands = (await processesStarted()) - processesBefore;
+  return { ...result, drainMs, commandsPerSecond: commands / (duration + drainMs / 1000) };
 }
 
 async function checkScenario(server: RunningServer, scenario: Scenario): Promise<void> {
@@ -235,44 +283,35 @@ function anvilFlagsText(): string {
   return anvilFlags.length === 0 ? "(none)" : anvilFlags.join(" ");
 }
 
-async function load(tool: string, url: string): Promise<Measure> {
-  if (tool === "wrk") {
-    const { stdout } = await run("wrk", ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency", url], {
-      maxBuffer: 1 << 20,
-    });
-    return parseWrk(stdout);
-  }
-  const autocannon = path.join(root, "node_modules/autocannon/autocannon.js");
-  const { stdout } = await run(
-    process.execPath,
-    [autocannon, "-j", "-n", "-c", String(connections), "-d", String(seconds), url],
-    {
-      maxBuffer: 16 << 20,
-    },
-  );
-  const report = JSON.parse(stdout);
-  return { requestsPerSecond: report.requests.average, p50Ms: report.latency.p50, p99Ms: report.latency.p99 };
-}
+const rate = (n: number) => Math.round(n).toLocaleString("en-US");
+const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 function markdownTable(rows: Row[]): string {
   const lines = [
-    "| scenario | webhook req/s | anvil req/s | ratio (anvil/webhook) | webhook p99 | anvil p99 | commands run/s webhook / anvil |",
+    "| scenario | webhook req/s | anvil req/s | anvil/webhook | webhook p99 | anvil p99 | commands run/s webhook / anvil |",
     "|---|---:|---:|---:|---:|---:|---:|",
   ];
-  const rate = (n: number) => Math.round(n).toLocaleString("en-US");
-  const ms = (n: number) => `${n.toFixed(2)} ms`;
   // Only the scenario that runs a command has any worth showing.
   const commands = (row: Row) =>
     row.webhook.commandsPerSecond < 100 && row.anvil.commandsPerSecond < 100
       ? "–"
       : `${rate(row.webhook.commandsPerSecond)} / ${rate(row.anvil.commandsPerSecond)}`;
   for (const row of rows) {
-    const ratio = (row.anvil.requestsPerSecond / row.webhook.requestsPerSecond).toFixed(2);
     lines.push(
-      `| ${row.scenario} | ${rate(row.webhook.requestsPerSecond)} | ${rate(row.anvil.requestsPerSecond)} | ${ratio} | ${ms(row.webhook.p99Ms)} | ${ms(row.anvil.p99Ms)} | ${commands(row)} |`,
+      `| ${row.scenario} | ${rate(row.webhook.requestsPerSecond)} | ${rate(row.anvil.requestsPerSecond)} | ${row.ratio.toFixed(2)} | ${ms(row.webhook.p99Ms)} | ${ms(row.anvil.p99Ms)} | ${commands(row)} |`,
     );
   }
   return lines.join("\n");
+}
+
+/** Each run's pair, as the README quotes them. */
+function runsText(rows: Row[]): string {
+  return rows
+    .map(
+      (row) =>
+        `${row.scenario}: ${row.webhook.runs.map((w, i) => `${rate(w)}/${rate(row.anvil.runs[i])} (${row.ratios[i].toFixed(2)})`).join(", ")}`,
+    )
+    .join("\n");
 }
 
 if (!existsSync(webhookCommand().file)) {

@@ -46,16 +46,24 @@ export function createRuntime(
     log: options.registryLog ?? logger.log,
     refuse: options.refuse,
   });
-  const executor = new Executor({ logger, commandTimeout: config.commandTimeout });
+  const executor = new Executor({
+    logger,
+    commandTimeout: config.commandTimeout,
+    maxOutput: config.maxCommandOutput,
+  });
   const server = new HooksServer({ config, listener, hooks: registry, executor, logger });
   return { config, logger, registry, executor, server };
 }
 
-/** Stops accepting requests, waits for in-flight requests and running commands, closes the log. */
+/**
+ * Stops accepting requests, drops the commands still waiting for their turn, waits for in-flight
+ * requests and the commands already started, closes the log.
+ */
 export async function closeRuntime(runtime: HooksRuntime): Promise<void> {
   runtime.registry.close();
+  const commands = runtime.executor.close();
   await runtime.server.close();
-  await runtime.executor.close();
+  await commands;
   await runtime.logger.close();
 }
 

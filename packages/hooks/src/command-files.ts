@@ -1,21 +1,73 @@
-// pass-file-to-command's temp files: Go's ioutil.TempFile naming and mode, Go's strict base64.
+// pass-file-to-command's temp files: Go's ioutil.TempFile naming and mode, Go's strict base64;
+// and the waiting that starting a command may need when file descriptors run out.
 
 import { randomInt } from "node:crypto";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { errnoText } from "./go-errors.ts";
 
-/** ioutil.TempFile(dir, prefix): prefix + random digits, created exclusively with mode 0600. */
+/** errno codes of an attempt that may succeed later: file descriptors (EMFILE, ENFILE) or processes (EAGAIN) used up. */
+const EXHAUSTED = new Set(["EMFILE", "ENFILE", "EAGAIN"]);
+
+/** Attempts (for commands already accepted) now waiting for file descriptors or processes. */
+let waiting = 0;
+
+/**
+ * True while commands already accepted wait for file descriptors or processes: the hook runner
+ * then answers new hook requests 503 rather than accept commands it cannot start.
+ */
+export function waitingForResources(): boolean {
+  return waiting > 0;
+}
+
+/**
+ * Runs `attempt` until it succeeds or fails for another reason than used-up resources (`errnoOf`
+ * names the failure), pausing before each new try: 10 ms, doubled each time up to half a second.
+ */
+export async function retryWhileExhausted<T>(
+  attempt: () => Promise<T>,
+  errnoOf: (outcome: T) => string | undefined,
+  onWait?: (errno: string) => void,
+): Promise<T> {
+  let delay = 10;
+  let counted = false;
+  try {
+    for (;;) {
+      const outcome = await attempt();
+      const errno = errnoOf(outcome);
+      if (errno === undefined || !EXHAUSTED.has(errno)) return outcome;
+      if (!counted) waiting++;
+      counted = true;
+      onWait?.(errno);
+      await sleep(delay);
+      delay = Math.min(delay * 2, 500);
+    }
+  } finally {
+    if (counted) waiting--;
+  }
+}
+
+/**
+ * ioutil.TempFile(dir, prefix): prefix + random digits, created exclusively with mode 0600. While
+ * file descriptors are used up it waits rather than fail: the command it is for was accepted.
+ */
 export async function createTempFile(dir: string, prefix: string, data: Buffer): Promise<string> {
   // The prefix comes from the hooks file's names; like Go, never let it leave `dir`.
   if (prefix.includes("/")) throw new Error(`createtemp ${prefix}: pattern contains path separator`);
   for (;;) {
     const file = path.join(dir, `${prefix}${randomInt(0, 2 ** 32)}`);
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(file, "wx", 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+    const opened = await retryWhileExhausted(
+      () =>
+        open(file, "wx", 0o600).then(
+          (handle) => ({ handle, error: undefined }),
+          (error: NodeJS.ErrnoException) => ({ handle: undefined, error }),
+        ),
+      (outcome) => outcome.error?.code,
+    );
+    const { handle, error } = opened;
+    if (handle === undefined) {
+      if (error.code === "EEXIST") continue;
       throw new Error(`open ${file}: ${errnoText(error)}`);
     }
     try {

@@ -1,8 +1,20 @@
-// One run of a hook's command: start it (posix-spawn.ts), collect its combined output, enforce
-// the opt-in timeout on its process group, and learn its exit status from SIGCHLD.
+// One run of a hook's command: start it (posix-spawn.ts, or child-spawn.ts where posix_spawn
+// cannot be loaded), waiting and trying again while file descriptors or processes are used up,
+// collect its combined output, enforce the opt-in timeout on its process group, and learn its
+// exit status.
 
 import net from "node:net";
-import { type ChildStatus, closeFd, openPipe, posixSpawn, reapChild } from "./posix-spawn.ts";
+import type { Readable } from "node:stream";
+import { childProcessSpawn } from "./child-spawn.ts";
+import { retryWhileExhausted } from "./command-files.ts";
+import {
+  type ChildStatus,
+  closeFd,
+  openPipe,
+  posixSpawn,
+  posixSpawnUnavailable,
+  reapChild,
+} from "./posix-spawn.ts";
 
 /** What to run; the command is already resolved to an absolute path. */
 export interface CommandSpec {
@@ -27,8 +39,10 @@ export interface CommandExit {
   /** errno code when the command could not be started. */
   spawnError: string | undefined;
   timedOut: boolean;
-  /** Combined stdout and stderr, in capture mode. */
+  /** Combined stdout and stderr, in capture mode (at most maxOutput bytes of it). */
   output: Buffer | undefined;
+  /** How many bytes the command wrote in all. */
+  outputBytes: number;
   truncated: boolean;
 }
 
@@ -37,6 +51,16 @@ export interface StreamCallbacks {
   onSpawn(): void;
   /** Output as it is produced (stream mode). */
   onData(chunk: Buffer): void;
+}
+
+/** What runCommand tells its caller while the command runs. */
+export interface CommandEvents {
+  /** The process has started. */
+  onSpawn?(pid: number): void;
+  /** Output as it is produced (stream mode). */
+  onData?(chunk: Buffer): void;
+  /** The start failed for want of file descriptors or processes (the errno); it is tried again. */
+  onStarved?(errno: string): void;
 }
 
 /** Children started here and not reaped yet. */
@@ -74,6 +98,14 @@ function reapExited(): void {
 const MAX_SPAWNING = 2;
 let spawning = 0;
 const spawnQueue: (() => void)[] = [];
+
+/** Output channels (pipe read ends) held by running commands, each one file descriptor. */
+let openOutputs = 0;
+
+/** How many file descriptors running commands hold for their output. */
+export function commandOutputDescriptors(): number {
+  return openOutputs;
+}
 
 async function inSpawnSlot<T>(start: () => Promise<T>): Promise<T> {
   if (spawning < MAX_SPAWNING) spawning++;
@@ -145,15 +177,22 @@ function exitOf(fields: Partial<CommandExit>): CommandExit {
     spawnError: undefined,
     timedOut: false,
     output: undefined,
+    outputBytes: 0,
     truncated: false,
     ...fields,
   };
 }
 
-/** Opens the output pipe and starts the command; the read end of the pipe comes back with its pid. */
-async function start(
-  spec: CommandSpec,
-): Promise<{ pid: number; pipe: number | undefined } | { errno: string }> {
+/** A started command: its pid, where its combined output arrives (none when ignored), its end. */
+interface Started {
+  pid: number;
+  output: Readable | undefined;
+  exited: Promise<ChildStatus>;
+}
+
+/** Opens the output pipe and starts the command with posix_spawn. */
+async function startWithPosixSpawn(spec: CommandSpec): Promise<Started | { errno: string }> {
+  watchChildren();
   let pipe: [number, number] | undefined;
   try {
     if (spec.output !== "ignore") pipe = openPipe();
@@ -173,7 +212,32 @@ async function start(
     if (pipe !== undefined) closeFd(pipe[0]);
     return started;
   }
-  return { pid: started.pid, pipe: pipe?.[0] };
+  const output = pipe && new net.Socket({ fd: pipe[0], readable: true, writable: false });
+  return { pid: started.pid, output, exited: childExit(started.pid) };
+}
+
+function startWithChildProcess(spec: CommandSpec): Promise<Started | { errno: string }> {
+  const request = {
+    file: spec.file,
+    argv: [spec.argv0, ...spec.args],
+    env: spec.env,
+    cwd: spec.cwd,
+    ownProcessGroup: spec.timeout > 0,
+  };
+  return childProcessSpawn(request, spec.output !== "ignore");
+}
+
+/** Starts the command, waiting and trying again (in order, holding no descriptor) while resources are used up. */
+async function startWhenPossible(
+  spec: CommandSpec,
+  events: CommandEvents,
+): Promise<Started | { errno: string }> {
+  const start = posixSpawnUnavailable() === undefined ? startWithPosixSpawn : startWithChildProcess;
+  return retryWhileExhausted(
+    () => start(spec),
+    (started) => ("errno" in started ? started.errno : undefined),
+    events.onStarved,
+  );
 }
 
 /**
@@ -181,32 +245,38 @@ async function start(
  * the output keeps the order in which it was written; like cmd.Wait, the run ends when the
  * command has exited and the pipe is closed.
  */
-export async function runCommand(spec: CommandSpec, stream?: StreamCallbacks): Promise<CommandExit> {
-  watchChildren();
-  const started = await inSpawnSlot(() => start(spec));
+export async function runCommand(spec: CommandSpec, events: CommandEvents = {}): Promise<CommandExit> {
+  const started = await inSpawnSlot(() => startWhenPossible(spec, events));
   if ("errno" in started) return exitOf({ spawnError: started.errno });
-  const { pid, pipe } = started;
-  const exited = childExit(pid);
-  stream?.onSpawn();
+  const { pid, output, exited } = started;
+  events.onSpawn?.(pid);
 
   const chunks: Buffer[] = [];
   let captured = 0;
+  let written = 0;
   let truncated = false;
   const outputDone = new Promise<void>((resolve) => {
-    if (pipe === undefined) return resolve();
-    const reader = new net.Socket({ fd: pipe, readable: true, writable: false });
-    reader.on("data", (chunk: Buffer) => {
+    if (output === undefined) return resolve();
+    openOutputs++;
+    output.on("data", (chunk: Buffer) => {
+      written += chunk.length;
       if (spec.output === "stream") {
-        stream?.onData(chunk);
+        events.onData?.(chunk);
       } else if (captured + chunk.length <= spec.maxOutput) {
         chunks.push(chunk);
         captured += chunk.length;
       } else {
+        // What still fits is kept, so the output is cut exactly at the limit.
+        const room = spec.maxOutput - captured;
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        captured += room;
         truncated = true;
       }
     });
-    reader.once("close", () => resolve());
-    reader.once("error", () => resolve());
+    output.once("close", () => resolve());
+    output.once("error", () => resolve());
+  }).then(() => {
+    if (output !== undefined) openOutputs--;
   });
 
   let timedOut = false;
@@ -231,6 +301,7 @@ export async function runCommand(spec: CommandSpec, stream?: StreamCallbacks): P
     signal,
     timedOut,
     output: spec.output === "capture" ? Buffer.concat(chunks) : undefined,
+    outputBytes: written,
     truncated,
   });
 }

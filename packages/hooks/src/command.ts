@@ -182,7 +182,23 @@ async function serve(config: HooksConfig): Promise<number> {
     ? Promise.race([stopped, serveAsWorker().then(() => "SIGTERM" as const)])
     : stopped);
   log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
+  hurryOnSecondSignal(runtime, (second) => workers?.forward(second));
   return exit(0);
+}
+
+/**
+ * During shutdown, a second SIGINT or SIGTERM ends the process at once: running commands are
+ * killed and their temp files removed first (webhook would leave them behind), and -workers
+ * copies are told the same.
+ */
+function hurryOnSecondSignal(runtime: HooksRuntime, forward: (signal: NodeJS.Signals) => void): void {
+  const now = (signal: NodeJS.Signals) => {
+    forward(signal);
+    runtime.executor.abort();
+    process.exit(0);
+  };
+  process.once("SIGINT", now);
+  process.once("SIGTERM", now);
 }
 
 /** log.Fatal: the message goes to the log (so it is silent without -verbose, as in webhook), exit 1. */
@@ -213,10 +229,6 @@ function watchSignals(
       process.off("SIGTERM", stop);
       process.off("SIGUSR1", onUsr1);
       process.off("SIGHUP", onHup);
-      // A second signal while commands are still finishing ends the process at once.
-      const now = () => process.exit(0);
-      process.once("SIGINT", now);
-      process.once("SIGTERM", now);
       resolve(signal);
     };
     process.on("SIGINT", stop);

@@ -1,11 +1,13 @@
 // Reads a hooks file the way webhook does: YAML 1.1 scalars as gopkg.in/yaml.v2 resolves them, keys
 // and merges as that library builds maps, so a file means here what it means to webhook.
 import {
+  CST,
   type Document,
   isAlias,
   isMap,
   isScalar,
   isSeq,
+  Lexer,
   LineCounter,
   type Node,
   parseAllDocuments,
@@ -200,17 +202,73 @@ export function scalarText(value: Exclude<Scalar, { kind: "null" }>): string {
   return String(value.value);
 }
 
+/** Where a quoted scalar ends in `text` (the index of its closing quote), scanning as libyaml does. */
+function closingQuote(text: string, start: number): number | undefined {
+  const quoteChar = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text[i];
+    if (quoteChar === '"' && c === "\\") i++;
+    else if (quoteChar === "'" && c === "'" && text[i + 1] === "'") i++;
+    else if (c === quoteChar) return i;
+    // libyaml stops at a document marker at the start of a line.
+    else if (c === "\n" && /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/.test(text.slice(i + 1, i + 5))) return undefined;
+  }
+  return undefined;
+}
+
+/** The offset of the first quoted scalar the yaml package ends before its closing quote. */
+function cutQuotedScalar(text: string): number | undefined {
+  let offset = 0;
+  for (const lexeme of new Lexer().lex(text)) {
+    // Markers the lexer adds are not part of the text.
+    if (lexeme === CST.DOCUMENT || lexeme === CST.FLOW_END || lexeme === CST.SCALAR) continue;
+    const type = CST.tokenType(lexeme);
+    if (type === "single-quoted-scalar" || type === "double-quoted-scalar") {
+      if (closingQuote(lexeme, 0) !== lexeme.length - 1) return offset;
+    }
+    offset += lexeme.length;
+  }
+  return undefined;
+}
+
+/**
+ * libyaml (under yaml.v2) reads a quoted scalar to its closing quote whatever the indentation of
+ * its continuation lines, where the yaml package ends it at a line indented no deeper than its
+ * mapping (`- id: t` / `  response-message: 'a` / `  b'`) and reports a missing quote. Such
+ * lines are indented further here, scalar by scalar: a continuation line's leading white space is
+ * not part of the value, and lines keep their numbers.
+ */
+function indentQuotedContinuations(text: string): string {
+  for (;;) {
+    const start = cutQuotedScalar(text);
+    const end = start === undefined ? undefined : closingQuote(text, start);
+    if (start === undefined || end === undefined) return text;
+    const pad = " ".repeat(start - text.lastIndexOf("\n", start - 1));
+    const inside = text.slice(start, end).replace(/\n(?=[^\r\n])/g, `\n${pad}`);
+    const fixed = text.slice(0, start) + inside + text.slice(end);
+    if (cutQuotedScalar(fixed) === start) return text;
+    text = fixed;
+  }
+}
+
 /** Parses YAML (or JSON) text into values; only the first document counts, as with yaml.v2. */
 export function parseYaml(text: string, file: string): YamlValue {
-  const lines = new LineCounter();
-  const documents = parseAllDocuments(text, {
-    schema: "failsafe",
-    version: "1.1",
-    uniqueKeys: false,
-    merge: false,
-    prettyErrors: false,
-    lineCounter: lines,
-  });
+  let lines = new LineCounter();
+  const parse = (source: string) => {
+    lines = new LineCounter();
+    return parseAllDocuments(source, {
+      schema: "failsafe",
+      version: "1.1",
+      uniqueKeys: false,
+      merge: false,
+      prettyErrors: false,
+      lineCounter: lines,
+    });
+  };
+  let documents = parse(text);
+  if (Array.isArray(documents) && documents[0]?.errors.some((error) => error.code === "MISSING_CHAR")) {
+    documents = parse(indentQuotedContinuations(text));
+  }
   const doc = Array.isArray(documents) ? documents[0] : undefined;
   if (doc === undefined) return { kind: "null", line: 1 };
   const converter = new Converter(doc, lines, file);

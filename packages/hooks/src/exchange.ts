@@ -3,8 +3,15 @@
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { HooksConfig } from "./flags.ts";
-import { formatAccessLine, formatRequestDump, formatResponseDump, type Logger } from "./log.ts";
+import {
+  clipBytesForLog,
+  formatAccessLine,
+  formatRequestDump,
+  formatResponseDump,
+  type Logger,
+} from "./log.ts";
 import { canonicalHeaderKey } from "./request.ts";
 import { type SentResponse, statusText } from "./response.ts";
 import type { Log } from "./types.ts";
@@ -64,7 +71,7 @@ export function rawHeader(rawHeaders: string[], lowerName: string): string | und
 }
 
 /** Go's RemoteAddr: `ip:port`, IPv6 in brackets, IPv4-mapped addresses shown as IPv4. */
-export function remoteAddr(req: IncomingMessage): string {
+export function remoteAddr(req: { socket: Socket }): string {
   const socket = req.socket;
   let address = socket.remoteAddress;
   if (address === undefined) return "@"; // a Unix socket peer
@@ -93,7 +100,7 @@ export function logExchange(
     if (host > 0) headers.unshift(...headers.splice(host, 1));
     logger.raw(formatRequestDump(rid, method, uri, `HTTP/${req.httpVersion}`, headers, exchange.requestBody));
     const statusLine = `${sent.status} ${statusText(sent.status) ?? ""}`;
-    logger.raw(formatResponseDump(rid, statusLine, sent.headers, responseBody.toString("utf8")));
+    logger.raw(formatResponseDump(rid, statusLine, sent.headers, clipBytesForLog(responseBody)));
   }
   const elapsed = Number(process.hrtime.bigint() - exchange.started);
   const host = rawHeader(req.rawHeaders, "host") ?? "";

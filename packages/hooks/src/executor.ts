@@ -1,8 +1,10 @@
 // Runs a fired hook's execute-command the way webhook does (no shell; argv[0] is the configured
 // string; server environment + hook variables + file variables; temp files removed afterwards;
 // webhook's log lines), plus the opt-in limits webhook lacks: a command timeout that kills the
-// command's process group, and per-hook max-concurrency with a bounded FIFO queue.
+// command's process group, and per-hook max-concurrency with a bounded FIFO queue. At shutdown it
+// starts nothing more and waits for what runs; told to hurry, it kills what runs and cleans up.
 
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { createTempFile, decodeBase64 } from "./command-files.ts";
@@ -15,9 +17,17 @@ import {
 } from "./command-process.ts";
 import { formatGoDuration } from "./duration.ts";
 import { quote } from "./go-strconv.ts";
-import { isSecretName, type Logger, REDACTED, redactText } from "./log.ts";
+import { encodeGoString } from "./go-utf8.ts";
+import {
+  clipBytesForLog,
+  isSecretName,
+  LOG_VALUE_LIMIT,
+  type Logger,
+  REDACTED,
+  redactForLog,
+} from "./log.ts";
 import { CommandLookup, commandLookPath, spawnErrorText } from "./look-path.ts";
-import { loadPosixSpawn } from "./posix-spawn.ts";
+import { posixSpawnUnavailable } from "./posix-spawn.ts";
 import type { Argument, Hook, HookRequest, Log } from "./types.ts";
 import { extractArgument, formatArgument } from "./values.ts";
 
@@ -34,7 +44,11 @@ export interface CommandResult {
   error: string | undefined;
   /** The command could not be started at all. */
   startFailed: boolean;
+  /** It was still waiting for its turn (max-concurrency) when the server began to shut down: never started. */
+  cancelled: boolean;
   timedOut: boolean;
+  /** Capture mode: the output went beyond the limit and `output` holds only its start. */
+  truncated: boolean;
   /** The effective timeout in milliseconds (0 = none). */
   timeout: number;
 }
@@ -56,7 +70,7 @@ export interface ExecutorOptions {
 }
 
 const DEFAULT_KILL_GRACE = 2000;
-const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
+const DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024;
 const EMPTY: Buffer = Buffer.alloc(0);
 /** The ticket of every hook without max-concurrency. */
 const UNLIMITED: Ticket = { ready: Promise.resolve(), release: () => {} };
@@ -93,6 +107,8 @@ interface Launch {
   lookPath: string;
   files: string[];
   log: Log | undefined;
+  /** Set once the process runs. */
+  pid?: number;
 }
 
 /** `NAME=value` entries for the command, and the same as the log may show them. */
@@ -110,17 +126,28 @@ export class Executor {
   readonly #lookup = new CommandLookup();
   readonly #environment = new ServerEnvironment();
   readonly #running = new Set<Promise<CommandResult>>();
+  /** Commands prepared (their temp files written) and not finished yet. */
+  readonly #launches = new Set<Launch>();
+  /** Resolves when the server begins to shut down: commands still waiting for their turn are dropped. */
+  readonly #closing: Promise<void>;
+  #close: () => void = () => undefined;
 
   constructor(options: ExecutorOptions) {
     this.#logger = options.logger;
     this.#commandTimeout = options.commandTimeout;
     this.#killGrace = options.killGrace ?? DEFAULT_KILL_GRACE;
     this.#maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
+    this.#closing = new Promise((resolve) => (this.#close = resolve));
   }
 
-  /** Loads posix_spawn now: a platform without it fails at start, and no request waits for the load. */
+  /** Loads posix_spawn now, so that no request waits for the load; says so where it cannot be used. */
   warmUp(): void {
-    loadPosixSpawn();
+    const reason = posixSpawnUnavailable();
+    if (reason !== undefined) {
+      this.#logger.log(
+        `posix_spawn cannot be used (${reason}); commands are started with Node's child_process, which is slower`,
+      );
+    }
   }
 
   /**
@@ -171,9 +198,30 @@ export class Executor {
     return result;
   }
 
-  /** Waits for every running and queued command. */
+  /**
+   * Shutdown: commands still waiting in a max-concurrency queue are not started; resolves once
+   * every command already on its way has finished.
+   */
   async close(): Promise<void> {
+    this.#close();
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /**
+   * A second SIGINT/SIGTERM: every running command is killed (its process group when it has one
+   * of its own) and every temp file removed, at once, since the process exits right after.
+   */
+  abort(): void {
+    for (const launch of this.#launches) {
+      if (launch.pid !== undefined) {
+        try {
+          process.kill(launch.spec.timeout > 0 ? -launch.pid : launch.pid, "SIGKILL");
+        } catch {
+          // It has just exited.
+        }
+      }
+      for (const file of launch.files) rmSync(file, { force: true });
+    }
   }
 
   async #run(
@@ -183,10 +231,28 @@ export class Executor {
     ticket: Ticket,
     stream: StreamCallbacks | undefined,
   ): Promise<CommandResult> {
-    await ticket.ready;
+    const turn = await Promise.race([ticket.ready.then(() => true), this.#closing.then(() => false)]);
+    if (!turn) {
+      this.#logger.log(`[${request.id}] ${hook.id} was still waiting for its turn at shutdown; not started`);
+      return notStarted(hook.commandTimeout || this.#commandTimeout, "", { cancelled: true });
+    }
     const launch = await this.#prepare(hook, request, mode);
     if (!("spec" in launch)) return launch;
-    return this.#complete(launch, mode, await runCommand(launch.spec, stream));
+    this.#launches.add(launch);
+    try {
+      const exit = await runCommand(launch.spec, {
+        onSpawn: (pid) => {
+          launch.pid = pid;
+          stream?.onSpawn();
+        },
+        onData: stream?.onData,
+        onStarved: (errno) =>
+          launch.log?.(`[${launch.rid}] cannot start the command yet (${errno}); trying again shortly`),
+      });
+      return await this.#complete(launch, mode, exit);
+    } finally {
+      this.#launches.delete(launch);
+    }
   }
 
   /** Everything webhook's handleHook does before starting the command; a result if it cannot start. */
@@ -202,16 +268,7 @@ export class Executor {
         const first = hook.executeCommand.trim().split(/\s+/)[0];
         log?.(`[${rid}] use 'pass-arguments-to-command' to specify args for '${first}'`);
       }
-      const output = EMPTY;
-      return {
-        output,
-        exitCode: null,
-        signal: null,
-        error: file.error,
-        startFailed: true,
-        timedOut: false,
-        timeout,
-      };
+      return notStarted(timeout, file.error);
     }
     const args = commandArguments(hook, request, log);
     const env = commandEnvironment(hook, request, log);
@@ -220,6 +277,7 @@ export class Executor {
     log?.(
       `[${rid}] executing ${hook.executeCommand} (${file}) with arguments ${formatArgv(hook, args)} and environment [${env.shown.join(" ")}] using ${cwd} as cwd`,
     );
+    const output = mode === "ignore" && log !== undefined ? "capture" : mode;
     const spec: CommandSpec = {
       file,
       argv0: hook.executeCommand,
@@ -228,9 +286,9 @@ export class Executor {
       cwd: cwd === "" ? undefined : cwd,
       timeout,
       killGrace: this.#killGrace,
-      // webhook captures the output of async hooks too, to log it.
-      output: mode === "ignore" && log !== undefined ? "capture" : mode,
-      maxOutput: this.#maxOutput,
+      // webhook captures the output of async hooks too, to log it; only what the log shows is kept.
+      output,
+      maxOutput: mode === "capture" ? this.#maxOutput : LOG_VALUE_LIMIT,
     };
     return { spec, hookId: hook.id, rid, lookPath, files, log };
   }
@@ -250,8 +308,12 @@ export class Executor {
         const after = formatGoDuration(spec.timeout * 1e6);
         log(`[${rid}] command timed out after ${after}; its process group was killed`);
       }
-      if (exit.spawnError === undefined) log(`[${rid}] command output: ${output.toString("utf8")}\n`);
-      if (exit.truncated) log(`[${rid}] command output was truncated to ${this.#maxOutput} bytes`);
+      if (exit.spawnError === undefined) {
+        log(`[${rid}] command output: ${clipBytesForLog(output, exit.outputBytes)}\n`);
+      }
+      if (exit.truncated && mode === "capture") {
+        log(`[${rid}] command output was cut at ${this.#maxOutput} bytes (-max-command-output)`);
+      }
       if (error !== undefined) log(`[${rid}] error occurred: ${error}`);
     }
     await removeFiles(rid, launch.files, log);
@@ -262,7 +324,9 @@ export class Executor {
       signal: exit.signal,
       error,
       startFailed: exit.spawnError !== undefined,
+      cancelled: false,
       timedOut: exit.timedOut,
+      truncated: mode === "capture" && exit.truncated,
       timeout: spec.timeout,
     };
   }
@@ -293,7 +357,7 @@ export class Executor {
         if (decoded.error !== undefined) log?.(`error decoding string [${decoded.error}]`);
         data = decoded.data;
       } else {
-        data = Buffer.from(value.value, "utf8");
+        data = encodeGoString(value.value);
       }
       try {
         const file = await createTempFile(hook.commandWorkingDirectory || tmpdir(), envName, data);
@@ -307,6 +371,22 @@ export class Executor {
     }
     return written;
   }
+}
+
+/** The result of a command that never started: `error` is webhook's text for it, if any. */
+function notStarted(timeout: number, error: string, fields: Partial<CommandResult> = {}): CommandResult {
+  return {
+    output: EMPTY,
+    exitCode: null,
+    signal: null,
+    error: error === "" ? undefined : error,
+    startFailed: true,
+    cancelled: false,
+    timedOut: false,
+    truncated: false,
+    timeout,
+    ...fields,
+  };
 }
 
 /** argv[1..]: an unresolvable value becomes an empty argument, keeping the positions. */
@@ -336,7 +416,7 @@ function commandEnvironment(hook: Hook, request: HookRequest, log: Log | undefin
     env.entries.push(`${name}=${value.value}`);
     if (log !== undefined) {
       const secret = isSecretName(name) || isSecretName(argument.name);
-      env.shown.push(`${name}=${secret ? REDACTED : redactText(value.value)}`);
+      env.shown.push(`${name}=${secret ? REDACTED : redactForLog(value.value)}`);
     }
   }
   return env;
@@ -359,7 +439,7 @@ function argumentError(argument: Argument): string {
 /** `["/bin/echo" "hello"]` (Go's %q of the argv), with values of sensitive parameters hidden. */
 function formatArgv(hook: Hook, args: string[]): string {
   const shown = args.map((value, i) =>
-    isSecretName(hook.passArgumentsToCommand[i].name) ? REDACTED : redactText(value),
+    isSecretName(hook.passArgumentsToCommand[i].name) ? REDACTED : redactForLog(value),
   );
   return `[${[hook.executeCommand, ...shown].map((value) => quote(value)).join(" ")}]`;
 }

@@ -40,9 +40,18 @@ export interface HooksConfig {
   commandTimeout: number;
   /** Beyond webhook: request bodies larger than this are answered 413. */
   maxRequestBody: number;
+  /** Beyond webhook: captured command output is cut at this many bytes, and the answer says so. */
+  maxCommandOutput: number;
   /** Beyond webhook: processes that serve the port together (SO_REUSEPORT); 1 = webhook's single process. */
   workers: number;
 }
+
+/**
+ * The default of -max-request-body and -max-command-output. webhook has neither limit; this one is
+ * far above what webhooks send (GitHub caps its payloads at 25 MB) and well below what one request
+ * could make this process hold (Node cannot decode more than 512 MiB of body as text).
+ */
+const DEFAULT_SIZE_LIMIT = 256 * 1024 * 1024;
 
 export function defaultHooksConfig(): HooksConfig {
   return {
@@ -73,7 +82,8 @@ export function defaultHooksConfig(): HooksConfig {
     socket: "",
     version: false,
     commandTimeout: 0,
-    maxRequestBody: 32 * 1024 * 1024,
+    maxRequestBody: DEFAULT_SIZE_LIMIT,
+    maxCommandOutput: DEFAULT_SIZE_LIMIT,
     workers: 1,
   };
 }
@@ -196,10 +206,15 @@ const FLAGS: Record<string, FlagSpec> = {
     (c, v) => (c.maxMultipartMem = v),
     1048576,
   ),
+  "max-command-output": intFlag(
+    "maximum command output in bytes a hook returns; beyond it the output is cut and the answer says so",
+    (c, v) => (c.maxCommandOutput = v),
+    DEFAULT_SIZE_LIMIT,
+  ),
   "max-request-body": intFlag(
     "maximum request body size in bytes; larger requests are answered 413",
     (c, v) => (c.maxRequestBody = v),
-    32 * 1024 * 1024,
+    DEFAULT_SIZE_LIMIT,
   ),
   nopanic: boolFlag(
     "do not panic if hooks cannot be loaded when webhook is not running in verbose mode",

@@ -149,16 +149,84 @@ function escapeRune(char: string, quote: string, asciiOnly: boolean): string {
   const named = namedEscapes[char];
   if (named !== undefined) return named;
   if (code < 0x20 || code === 0x7f) return "\\x" + code.toString(16).padStart(2, "0");
+  // A byte that was not valid UTF-8 (go-utf8.ts): Go quotes the byte itself.
+  if (code >= 0xdc80 && code <= 0xdcff) return "\\x" + (code - 0xdc00).toString(16);
   if (code >= 0xd800 && code <= 0xdfff) return "\\ufffd";
   if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
   return "\\U" + code.toString(16).padStart(8, "0");
 }
 
-/** strconv.Quote (QuoteToASCII when asciiOnly). */
+/** unicode.IsPrint of each BMP code unit, learnt as met: 0 not yet known, 1 printable, 2 not. */
+const printableUnit = new Uint8Array(0x10000);
+
+function isPrintUnit(code: number): boolean {
+  let known = printableUnit[code];
+  if (known === 0) {
+    known = isPrint(String.fromCharCode(code)) ? 1 : 2;
+    printableUnit[code] = known;
+  }
+  return known === 1;
+}
+
+/** Quote's escape of each ASCII character that needs one (index: the character code). */
+const ASCII_ESCAPES: string[] = [];
+for (let code = 0; code < 0x80; code++) ASCII_ESCAPES.push(escapeRune(String.fromCharCode(code), '"', true));
+
+/** Text gathered as UTF-16 code units in one growing buffer, rather than as a string per piece. */
+class Utf16Writer {
+  #bytes: Buffer;
+  #length = 0;
+
+  constructor(units: number) {
+    this.#bytes = Buffer.allocUnsafe(units * 2 + 64);
+  }
+
+  write(text: string): void {
+    const needed = this.#length + text.length * 2;
+    if (needed > this.#bytes.length) {
+      const larger = Buffer.allocUnsafe(Math.max(needed, this.#bytes.length * 2));
+      this.#bytes.copy(larger, 0, 0, this.#length);
+      this.#bytes = larger;
+    }
+    this.#length += this.#bytes.write(text, this.#length, "utf16le");
+  }
+
+  toString(): string {
+    return this.#bytes.toString("utf16le", 0, this.#length);
+  }
+}
+
+/**
+ * strconv.Quote (QuoteToASCII when asciiOnly). One pass: runs that need no escape are copied
+ * whole into one buffer, so a large value costs time in proportion to its length.
+ */
 export function quote(text: string, asciiOnly = false): string {
-  let out = '"';
-  for (const char of text) out += escapeRune(char, '"', asciiOnly);
-  return out + '"';
+  let out: Utf16Writer | undefined;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue;
+    const at = i;
+    let escaped: string;
+    if (c < 0x80) escaped = ASCII_ESCAPES[c];
+    else {
+      const pair = c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+      if (!asciiOnly && !pair && (c < 0xd800 || c > 0xdfff) && isPrintUnit(c)) continue;
+      escaped = escapeRune(pair ? text.slice(i, i + 2) : text[i], '"', asciiOnly);
+      if (pair) i++;
+    }
+    if (out === undefined) {
+      out = new Utf16Writer(text.length + 2);
+      out.write('"');
+    }
+    out.write(text.slice(run, at));
+    out.write(escaped);
+    run = i + 1;
+  }
+  if (out === undefined) return `"${text}"`;
+  out.write(text.slice(run));
+  out.write('"');
+  return out.toString();
 }
 
 /** strconv.QuoteRune. */

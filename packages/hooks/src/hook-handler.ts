@@ -3,6 +3,7 @@
 // beyond webhook, streamed), with webhook's exact status codes, bodies and log lines.
 
 import { constants as osConstants } from "node:os";
+import { waitingForResources } from "./command-files.ts";
 import { type Exchange, logExchange, rawHeader, remoteAddr } from "./exchange.ts";
 import type { CommandResult, Executor, Ticket } from "./executor.ts";
 import type { HooksConfig } from "./flags.ts";
@@ -15,6 +16,7 @@ import {
   type HeaderList,
   headerList,
   httpDate,
+  plainAnswer,
   rawResponse,
   sendResponse,
   statusText,
@@ -39,6 +41,8 @@ const STREAM_HEADERS: HeaderList = [
   ["X-Content-Type-Options", "nosniff"],
 ];
 const RETRY_AFTER: HeaderList = [["Retry-After", "1"]];
+/** Marks an answer whose captured command output was cut at -max-command-output. */
+const TRUNCATED: HeaderList = [["X-Hook-Output-Truncated", "true"]];
 
 const BODY = {
   hookNotFound: Buffer.from("Hook not found."),
@@ -48,7 +52,41 @@ const BODY = {
   commandError: Buffer.from(
     "Error occurred while executing the hook's command. Please check your logs for more details.",
   ),
+  shuttingDown: Buffer.from("The server is shutting down; the hook's command was not run.\n"),
+  starved: Buffer.from(
+    "The server cannot start more commands now (file descriptors or processes are used up); retry later.\n",
+  ),
 };
+
+/** A complete answer, as #respond sends it (a command running in the background is not part of it). */
+interface Answer {
+  status: number;
+  headers: HeaderList;
+  body: Buffer;
+  /** Skips sniffing, as in sendResponse. */
+  contentType?: string;
+}
+
+/** What the rules and the command see of a request besides its body. */
+export interface RequestParts {
+  method: string;
+  /** The request target as sent: path and query. */
+  url: string;
+  rawHeaders: string[];
+  remoteAddr: string;
+}
+
+/** Where a request's log lines go (nowhere on the fast path). */
+type LogContext = Pick<Exchange, "rid" | "log">;
+
+const QUIET: LogContext = { rid: "", log: undefined };
+const HOOK_NOT_FOUND: Answer = {
+  status: 404,
+  headers: NO_HEADERS,
+  body: BODY.hookNotFound,
+  contentType: TEXT,
+};
+const METHOD_NOT_ALLOWED: Answer = { status: 405, headers: NO_HEADERS, body: EMPTY };
 
 /** What a hook answers that depends only on the hook and the flags, computed once per hook object. */
 interface HookPlan {
@@ -57,38 +95,19 @@ interface HookPlan {
   responseMessage: Buffer;
   allowedMethods: string[];
   jsonParameterNames: string[];
+  /**
+   * The fast path may fire the hook: webhook's default (answer at once, command in the background),
+   * no concurrency limit, and an answer the fast path writes as node:http would.
+   */
+  firesDirectly: boolean;
 }
 
-type BodyOutcome = Buffer | "too-large";
-
-/** The request body, up to -max-request-body bytes; no waiting when there is none. */
-function readBody(exchange: Exchange, limit: number): BodyOutcome | Promise<BodyOutcome> {
-  const { req } = exchange;
-  const length = rawHeader(req.rawHeaders, "content-length");
-  if (
-    (length === undefined || length === "0") &&
-    rawHeader(req.rawHeaders, "transfer-encoding") === undefined
-  ) {
-    return EMPTY;
-  }
-  if (length !== undefined && Number(length) > limit) return "too-large";
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        req.off("data", onData);
-        req.pause();
-        resolve("too-large");
-      }
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(size > limit ? "too-large" : Buffer.concat(chunks, size)));
-    req.once("error", () => resolve(Buffer.concat(chunks)));
-  });
-}
+/**
+ * The request body, or why there is none to act on: larger than -max-request-body, incomplete (the
+ * client left, or sent a malformed chunked body: Node's parser has already answered 400), or cut
+ * short by shutdown. Only a body received whole and correctly lets a command run.
+ */
+type BodyOutcome = Buffer | "too-large" | "incomplete" | "shutdown";
 
 export class HookHandler {
   readonly #config: HooksConfig;
@@ -97,6 +116,8 @@ export class HookHandler {
   readonly #logger: Logger;
   readonly #globalHeaders: HeaderList;
   readonly #plans = new WeakMap<Hook, HookPlan>();
+  /** Requests whose body is still arriving, and how to stop waiting for it. */
+  readonly #reading = new Set<(outcome: BodyOutcome) => void>();
 
   constructor(options: { config: HooksConfig; hooks: HookLookup; executor: Executor; logger: Logger }) {
     this.#config = options.config;
@@ -112,21 +133,38 @@ export class HookHandler {
     const method = req.method ?? "GET";
     log?.(`[${rid}] incoming HTTP ${method} request from ${remoteAddr(req)}`);
     const hook = this.#hooks.find(id);
-    if (hook === undefined) {
-      this.#respond(exchange, 404, NO_HEADERS, BODY.hookNotFound, TEXT);
-      return undefined;
-    }
+    if (hook === undefined) return this.#answer(exchange, HOOK_NOT_FOUND);
     const plan = this.#plan(hook);
-    if (plan.allowedMethods.length > 0 && !plan.allowedMethods.includes(method)) {
+    if (!methodAllowed(plan, method)) {
       log?.(`[${rid}] HTTP ${method} method not allowed for hook ${quote(id)}`);
-      this.#respond(exchange, 405, NO_HEADERS, EMPTY);
-      return undefined;
+      return this.#answer(exchange, METHOD_NOT_ALLOWED);
     }
     log?.(`[${rid}] ${id} got matched`);
-    const body = readBody(exchange, this.#config.maxRequestBody);
+    const body = this.#readBody(exchange);
     return body instanceof Promise
       ? body.then((received) => this.#withBody(exchange, hook, plan, received))
       : this.#withBody(exchange, hook, plan, body);
+  }
+
+  /**
+   * The fast path's question, for a request without a body, not logged: the answer node:http's
+   * path would give, with the command started when it runs in the background; undefined when the
+   * answer waits for the command (or the hook limits its concurrency): node:http's path then
+   * takes the request, and nothing has been started for it.
+   */
+  answerDirectly(parts: RequestParts, id: string): Answer | undefined {
+    const hook = this.#hooks.find(id);
+    if (hook === undefined) return HOOK_NOT_FOUND;
+    const plan = this.#plan(hook);
+    if (!methodAllowed(plan, parts.method)) return METHOD_NOT_ALLOWED;
+    const verdict = this.#judge(QUIET, parts, hook, plan, EMPTY);
+    if ("status" in verdict) return verdict;
+    if (!plan.firesDirectly) return undefined;
+    const starved = this.#starved(QUIET, plan);
+    if (starved !== undefined) return starved;
+    // Always a ticket: the hook has no concurrency limit.
+    const ticket = this.#executor.admit(hook);
+    return ticket && this.#inBackground(QUIET, hook, plan, verdict, ticket);
   }
 
   /**
@@ -136,21 +174,69 @@ export class HookHandler {
   refuseUnparsed(method: string, id: string): string | undefined {
     const hook = this.#hooks.find(id);
     if (hook === undefined) return rawResponse(404, NO_HEADERS, BODY.hookNotFound, TEXT);
-    const allowed = this.#plan(hook).allowedMethods;
-    if (allowed.length > 0 && !allowed.includes(method)) return rawResponse(405, NO_HEADERS, EMPTY);
+    if (!methodAllowed(this.#plan(hook), method)) return rawResponse(405, NO_HEADERS, EMPTY);
     return undefined;
+  }
+
+  /** Shutdown: requests still sending their body are answered 503, and nothing runs for them. */
+  close(): void {
+    for (const stop of this.#reading) stop("shutdown");
+  }
+
+  /** The request body, up to -max-request-body bytes; no waiting when there is none. */
+  #readBody(exchange: Exchange): BodyOutcome | Promise<BodyOutcome> {
+    const { req } = exchange;
+    const limit = this.#config.maxRequestBody;
+    const length = rawHeader(req.rawHeaders, "content-length");
+    if (
+      (length === undefined || length === "0") &&
+      rawHeader(req.rawHeaders, "transfer-encoding") === undefined
+    ) {
+      return EMPTY;
+    }
+    if (length !== undefined && Number(length) > limit) return "too-large";
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (outcome: BodyOutcome) => {
+        if (!this.#reading.delete(finish)) return;
+        req.off("data", onData);
+        if (!Buffer.isBuffer(outcome)) req.pause();
+        resolve(outcome);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= limit) chunks.push(chunk);
+        else finish("too-large");
+      };
+      this.#reading.add(finish);
+      req.on("data", onData);
+      const whole = () => finish(Buffer.concat(chunks, size));
+      // Closed before its end, or refused by the parser (a malformed chunked body).
+      const cut = () => (req.complete ? whole() : finish("incomplete"));
+      req.once("end", whole);
+      req.once("close", cut);
+      req.once("error", cut);
+    });
   }
 
   #plan(hook: Hook): HookPlan {
     let plan = this.#plans.get(hook);
     if (plan === undefined) {
+      const firedHeaders = combineHeaders(this.#globalHeaders, headerList(hook.responseHeaders));
+      const responseMessage = Buffer.from(hook.responseMessage, "utf8");
       plan = {
-        firedHeaders: combineHeaders(this.#globalHeaders, headerList(hook.responseHeaders)),
-        responseMessage: Buffer.from(hook.responseMessage, "utf8"),
+        firedHeaders,
+        responseMessage,
         allowedMethods: hook.httpMethods.length > 0 ? hook.httpMethods : this.#config.httpMethods,
         jsonParameterNames: hook.jsonStringParameters
           .filter((parameter) => parameter.source === "payload")
           .map((parameter) => parameter.name),
+        firesDirectly:
+          !hook.captureCommandOutput &&
+          !hook.streamCommandOutput &&
+          hook.maxConcurrency <= 0 &&
+          plainAnswer(firedHeaders, responseMessage),
       };
       this.#plans.set(hook, plan);
     }
@@ -163,14 +249,32 @@ export class HookHandler {
     headers: HeaderList,
     body: Buffer,
     contentType?: string,
-  ): void {
+  ): undefined {
     const sent = sendResponse(exchange.res, exchange.isHead, status, headers, body, contentType);
     logExchange(this.#logger, exchange, sent, body);
+    return undefined;
   }
 
-  async #withBody(exchange: Exchange, hook: Hook, plan: HookPlan, body: BodyOutcome): Promise<void> {
+  #answer(exchange: Exchange, answer: Answer): undefined {
+    return this.#respond(exchange, answer.status, answer.headers, answer.body, answer.contentType);
+  }
+
+  /**
+   * Everything after the body: synchronous up to the command, so that an answer without one (a
+   * rule mismatch, an error) costs no promise and goes out in the turn the request arrived in.
+   */
+  #withBody(exchange: Exchange, hook: Hook, plan: HookPlan, body: BodyOutcome): Promise<void> | undefined {
     const { req, res, rid, log } = exchange;
     const headers = this.#globalHeaders;
+    if (body === "incomplete") {
+      log?.(`[${rid}] the request body did not arrive whole; nothing is run`);
+      return;
+    }
+    if (body === "shutdown") {
+      res.shouldKeepAlive = false; // the rest of the body is not read
+      log?.(`[${rid}] the server is shutting down before the request body arrived; nothing is run`);
+      return this.#respond(exchange, 503, headers, BODY.shuttingDown, TEXT);
+    }
     if (body === "too-large") {
       res.shouldKeepAlive = false; // the rest of the body is not read
       const limit = this.#config.maxRequestBody;
@@ -179,23 +283,47 @@ export class HookHandler {
       return this.#respond(exchange, 413, headers, text, TEXT);
     }
     exchange.requestBody = body;
-    const contentType = hook.incomingPayloadContentType || (rawHeader(req.rawHeaders, "content-type") ?? "");
-    const url = req.url ?? "";
-    const queryAt = url.indexOf("?");
-    const rawQuery = queryAt < 0 ? "" : url.slice(queryAt + 1);
-    const parsed = await parseBody(contentType, body, {
+    const parts = {
+      method: req.method ?? "GET",
+      url: req.url ?? "",
+      rawHeaders: req.rawHeaders,
+      remoteAddr: remoteAddr(req),
+    };
+    const verdict = this.#judge(exchange, parts, hook, plan, body);
+    return "status" in verdict ? this.#answer(exchange, verdict) : this.#fire(exchange, hook, plan, verdict);
+  }
+
+  /**
+   * webhook's steps between the body and the command: parse the body, build the request's maps,
+   * decode JSON parameters, evaluate the trigger rule. Returns the answer sent instead of running
+   * the command (a mismatch, a bad multipart body, a rule error), or the request the command runs with.
+   */
+  #judge(
+    context: LogContext,
+    parts: RequestParts,
+    hook: Hook,
+    plan: HookPlan,
+    body: Buffer,
+  ): Answer | HookRequest {
+    const { rid, log } = context;
+    const headers = this.#globalHeaders;
+    const contentType =
+      hook.incomingPayloadContentType || (rawHeader(parts.rawHeaders, "content-type") ?? "");
+    const queryAt = parts.url.indexOf("?");
+    const rawQuery = queryAt < 0 ? "" : parts.url.slice(queryAt + 1);
+    const parsed = parseBody(contentType, body, {
       maxMultipartMem: this.#config.maxMultipartMem,
       jsonParameterNames: plan.jsonParameterNames,
       rawQuery,
     });
     if (log !== undefined) for (const line of parsed.log) log(`[${rid}] ${line}`);
-    if (parsed.multipartError) return this.#respond(exchange, 500, headers, BODY.multipartError, TEXT);
+    if (parsed.multipartError) return { status: 500, headers, body: BODY.multipartError, contentType: TEXT };
 
     const request: HookRequest = {
       id: rid,
-      method: req.method ?? "GET",
-      remoteAddr: remoteAddr(req),
-      headers: buildHeaderMap(req.rawHeaders),
+      method: parts.method,
+      remoteAddr: parts.remoteAddr,
+      headers: buildHeaderMap(parts.rawHeaders),
       query: buildQueryMap(rawQuery),
       payload: parsed.payload,
       rawBody: parsed.rawBody,
@@ -209,7 +337,7 @@ export class HookHandler {
       // webhook 2.8.0 panics here (500 "Internal Server Error"); the spec asks for a clear answer.
       log?.(`[${rid}] ${error.message}`);
       const text = Buffer.from(`Error occurred while parsing JSON parameters: ${error.message}\n`);
-      return this.#respond(exchange, 500, headers, text, TEXT);
+      return { status: 500, headers, body: text, contentType: TEXT };
     }
 
     const result = evaluateRule(hook.triggerRule, request, {
@@ -219,22 +347,24 @@ export class HookHandler {
     const outcome = topLevelOutcome(result);
     if (outcome === "error") {
       log?.(`[${rid}] error evaluating hook: ${result.error?.message}`);
-      return this.#respond(exchange, 500, headers, BODY.ruleError, TEXT);
+      return { status: 500, headers, body: BODY.ruleError, contentType: TEXT };
     }
     if (result.error !== undefined) log?.(`[${rid}] ${result.error.message}`);
     if (outcome === "mismatch") {
-      const status = this.#configuredStatus(exchange, hook, hook.triggerRuleMismatchHttpResponseCode);
+      const status = this.#configuredStatus(context, hook, hook.triggerRuleMismatchHttpResponseCode);
       log?.(
         `[${rid}] ${hook.id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
       );
-      return this.#respond(exchange, status, headers, BODY.mismatch, TEXT);
+      return { status, headers, body: BODY.mismatch, contentType: TEXT };
     }
     log?.(`[${rid}] ${hook.id} hook triggered successfully`);
-    return this.#fire(exchange, hook, plan, request);
+    return request;
   }
 
   async #fire(exchange: Exchange, hook: Hook, plan: HookPlan, request: HookRequest): Promise<void> {
     const { rid, log } = exchange;
+    const starved = this.#starved(exchange, plan);
+    if (starved !== undefined) return this.#answer(exchange, starved);
     const ticket = this.#executor.admit(hook);
     if (ticket === undefined) {
       log?.(
@@ -244,25 +374,60 @@ export class HookHandler {
       return this.#respond(exchange, 429, combineHeaders(plan.firedHeaders, RETRY_AFTER), text, TEXT);
     }
     if (hook.streamCommandOutput) return this.#stream(exchange, hook, plan, request, ticket);
-    if (!hook.captureCommandOutput) {
-      // Answer first, then run: webhook starts the command in a goroutine and answers at once.
-      const status = this.#configuredStatus(exchange, hook, hook.successHttpResponseCode);
-      this.#respond(exchange, status, plan.firedHeaders, plan.responseMessage);
-      this.#executor
-        .run(hook, request, "ignore", ticket)
-        .catch((error: unknown) => this.#logger.log(`[${rid}] running the command failed: ${String(error)}`));
-      return;
-    }
+    if (!hook.captureCommandOutput)
+      return this.#answer(exchange, this.#inBackground(exchange, hook, plan, request, ticket));
     const command = await this.#executor.run(hook, request, "capture", ticket);
     const failure = commandFailure(hook, command);
-    if (failure !== undefined)
+    if (failure !== undefined && failure.body !== command.output)
       return this.#respond(exchange, failure.status, plan.firedHeaders, failure.body, failure.type);
-    const status = this.#configuredStatus(exchange, hook, hook.successHttpResponseCode);
-    return this.#respond(exchange, status, plan.firedHeaders, command.output);
+    const status = failure?.status ?? this.#configuredStatus(exchange, hook, hook.successHttpResponseCode);
+    if (!command.truncated) return this.#respond(exchange, status, plan.firedHeaders, command.output);
+    // Cut output must not pass for the whole: the answer says so, in a header and at its end.
+    const limit = this.#config.maxCommandOutput;
+    const note = `\n[output cut: the command wrote more than ${limit} bytes; see -max-command-output]\n`;
+    const body = Buffer.concat([command.output, Buffer.from(note)]);
+    return this.#respond(exchange, status, combineHeaders(plan.firedHeaders, TRUNCATED), body);
+  }
+
+  /** The 503 while commands already accepted wait for resources: no more are taken meanwhile. */
+  #starved(context: LogContext, plan: HookPlan): Answer | undefined {
+    if (!waitingForResources()) return undefined;
+    context.log?.(
+      `[${context.rid}] commands already accepted are waiting for resources to start; answering 503`,
+    );
+    return {
+      status: 503,
+      headers: combineHeaders(plan.firedHeaders, RETRY_AFTER),
+      body: BODY.starved,
+      contentType: TEXT,
+    };
+  }
+
+  /**
+   * webhook's default once a hook fires: the answer, sent at once, while the command runs in the
+   * background. It starts once the caller has written the answer (a microtask later), as webhook
+   * answers and runs the command in a goroutine of its own.
+   */
+  #inBackground(
+    context: LogContext,
+    hook: Hook,
+    plan: HookPlan,
+    request: HookRequest,
+    ticket: Ticket,
+  ): Answer {
+    const status = this.#configuredStatus(context, hook, hook.successHttpResponseCode);
+    queueMicrotask(() => {
+      this.#executor
+        .run(hook, request, "ignore", ticket)
+        .catch((error: unknown) =>
+          this.#logger.log(`[${context.rid}] running the command failed: ${String(error)}`),
+        );
+    });
+    return { status, headers: plan.firedHeaders, body: plan.responseMessage };
   }
 
   /** A configured success/mismatch code, with webhook's log line when Go has no text for it. */
-  #configuredStatus(exchange: Exchange, hook: Hook, code: number): number {
+  #configuredStatus(exchange: LogContext, hook: Hook, code: number): number {
     if (code === 0) return 200;
     if (statusText(code) === undefined) {
       exchange.log?.(
@@ -313,6 +478,7 @@ function commandFailure(
   hook: Hook,
   command: CommandResult,
 ): { status: number; body: Buffer; type?: string } | undefined {
+  if (command.cancelled) return { status: 503, body: BODY.shuttingDown, type: TEXT };
   if (command.timedOut) {
     const text = `The hook's command timed out after ${command.timeout / 1000}s and was stopped.\n`;
     return { status: 504, body: Buffer.from(text), type: TEXT };
@@ -327,4 +493,9 @@ function exitStatus(command: CommandResult): number {
   if (command.exitCode !== null) return command.exitCode;
   const signal = command.signal as keyof typeof osConstants.signals | null;
   return signal === null ? 1 : 128 + (osConstants.signals[signal] ?? 0);
+}
+
+/** The hook's http-methods (or -http-methods) allow the method; an empty list allows all. */
+function methodAllowed(plan: HookPlan, method: string): boolean {
+  return plan.allowedMethods.length === 0 || plan.allowedMethods.includes(method);
 }

@@ -304,9 +304,10 @@ function quoteChar(char: string): string {
   return "'" + quote(char).slice(1, -1) + "'";
 }
 
-// Characters encoding/json escapes with HTML escaping on (json.Marshal's default).
+// Characters encoding/json escapes with HTML escaping on (json.Marshal's default), and surrogates:
+// a lone one stands for a byte that is not valid UTF-8 (go-utf8.ts), which Go writes as \ufffd.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what Go escapes.
-const NEEDS_ESCAPE = /["\\\u0000-\u001f<>&\u2028\u2029]/;
+const NEEDS_ESCAPE = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
 const SHORT_ESCAPES: Record<string, string> = {
   '"': '\\"',
   "\\": "\\\\",
@@ -324,6 +325,15 @@ function encodeString(text: string): string {
     const c = text.charCodeAt(i);
     if (c >= 0x20 && c !== 0x22 && c !== 0x5c && c !== 0x3c && c !== 0x3e && c !== 0x26 && c < 0x2028)
       continue;
+    if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      i++;
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      out += text.slice(chunk, i) + "\\ufffd";
+      chunk = i + 1;
+      continue;
+    }
     if (c > 0x2029) continue;
     // Go 1.19 writes \b and \f as \u0008 and \u000c.
     const escaped = SHORT_ESCAPES[char] ?? "\\u" + c.toString(16).padStart(4, "0");

@@ -18,15 +18,28 @@ export interface Listener {
   useTls(server: https.Server): void;
 }
 
+/** Go accepts up to 1 MiB of headers (plus slack) where Node stops at 16 KiB. */
+export const GO_MAX_HEADER_SIZE = (1 << 20) + 4096;
+
+/** Node server settings that differ from Go's net/http, set as Go behaves (plain and TLS servers alike). */
+export function behaveLikeGo(server: http.Server): void {
+  // Go keeps idle connections open indefinitely and sends no Keep-Alive header.
+  server.keepAliveTimeout = 0;
+  // Go bounds a header block by its size alone; Node would also refuse more than 2000 fields.
+  server.maxHeadersCount = 0;
+  // A client that has closed its sending side after its request (shutdown(SHUT_WR), `nc -N`) still
+  // gets its answer from Go; Node would end the connection at the client's FIN, before a command's
+  // output is ready. Undocumented in Node's types, but read by its HTTP server for this purpose.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+}
+
 /**
  * Throws Go's message, e.g. `listen tcp 1.2.3.4:80: bind: cannot assign requested address`.
  * With `reusePort`, other processes of the same user may listen on the same TCP port (-workers).
  */
 export async function openListener(config: HooksConfig, reusePort = false): Promise<Listener> {
-  // Go accepts up to 1 MiB of headers (plus slack) where Node stops at 16 KiB.
-  const server = http.createServer({ maxHeaderSize: (1 << 20) + 4096 });
-  // Go keeps idle connections open indefinitely and sends no Keep-Alive header.
-  server.keepAliveTimeout = 0;
+  const server = http.createServer({ maxHeaderSize: GO_MAX_HEADER_SIZE });
+  behaveLikeGo(server);
   let tls: https.Server | undefined;
   // TLS connections that arrive while the certificate is still being read wait for it.
   const waiting: net.Socket[] = [];

@@ -3,6 +3,7 @@
 // used here: it normalises part content types (webhook compares them exactly), treats
 // application/octet-stream fields as files and truncates long names and values.
 import { quote } from "./go-strconv.ts";
+import { decodeGoString } from "./go-utf8.ts";
 
 export interface MultipartFile {
   /** Every Content-Type header value of the part, as sent. */
@@ -61,7 +62,7 @@ function readForm(reader: PartReader, maxMemory: number): MultipartForm {
     if (filename === "") {
       memoryLeft -= data.length;
       if (memoryLeft < 0) throw new MultipartError("multipart: message too large");
-      if (!form.values.has(name)) form.values.set(name, data.toString("utf8"));
+      if (!form.values.has(name)) form.values.set(name, decodeGoString(data));
     } else if (!form.files.has(name)) {
       form.files.set(name, { contentTypes: part.header("content-type"), data });
     }

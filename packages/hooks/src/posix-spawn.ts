@@ -1,10 +1,13 @@
 // Starting commands through the C library's posix_spawn. Node's child_process forks the whole
 // server (copying its page tables: ~1.5 ms here, ~600 spawns/s, worse as the heap grows), while
 // glibc's posix_spawn uses clone(CLONE_VM|CLONE_VFORK) as Go's os/exec does, so a busy hook
-// starts its commands as fast as webhook. koffi calls libc without a native build step.
+// starts its commands as fast as webhook. koffi calls libc without a native build step. Where
+// the library cannot be loaded (musl, macOS) command-process.ts falls back to child-spawn.ts.
 
+import { createRequire } from "node:module";
 import { constants } from "node:os";
-import koffi, { type LibraryHandle } from "koffi";
+import type { LibraryHandle } from "koffi";
+import { encodeGoString, hasRawBytes } from "./go-utf8.ts";
 
 /** What to start; `file` is already resolved, as exec.LookPath leaves it. */
 export interface SpawnRequest {
@@ -55,16 +58,33 @@ interface Libc {
   ownGroup: Buffer;
 }
 
+type Koffi = typeof import("koffi");
+
+/** The C library posix_spawn is loaded from; ANVIL_HOOKS_LIBC names another one. */
+const LIBC = process.env.ANVIL_HOOKS_LIBC || "libc.so.6";
+
+let koffi: Koffi;
 let libc: Libc | undefined;
+/** Why the C library could not be loaded, once it was tried. */
+let unavailable: string | undefined;
 
 function load(): Libc {
   if (libc !== undefined) return libc;
-  if (process.platform !== "linux") {
-    throw new Error(
-      `anvil hooks starts commands with Linux's posix_spawn; ${process.platform} is not supported`,
-    );
+  if (unavailable !== undefined) throw new Error(unavailable);
+  try {
+    libc = bind();
+  } catch (error) {
+    unavailable = error instanceof Error ? error.message : String(error);
+    throw error;
   }
-  const lib = koffi.load("libc.so.6");
+  return libc;
+}
+
+function bind(): Libc {
+  if (process.platform !== "linux") throw new Error(`glibc's posix_spawn is not used on ${process.platform}`);
+  // Required here rather than imported: a platform without koffi's native part still starts.
+  koffi = createRequire(import.meta.url)("koffi") as Koffi;
+  const lib = koffi.load(LIBC);
   const fn = (declaration: string) => lib.func(declaration);
   const sigemptyset = fn("int sigemptyset(void *set)");
   const sigfillset = fn("int sigfillset(void *set)");
@@ -98,7 +118,7 @@ function load(): Libc {
     return attr;
   };
 
-  libc = {
+  return {
     pipe2: fn("int pipe2(int *fds, int flags)"),
     close: fn("int close(int fd)"),
     fileActionsInit: fn("int posix_spawn_file_actions_init(void *actions)"),
@@ -115,7 +135,6 @@ function load(): Libc {
     sameGroup: attributes(false),
     ownGroup: attributes(true),
   };
-  return libc;
 }
 
 const errnoNames = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
@@ -125,9 +144,17 @@ function errnoName(n: number): string {
   return errnoNames.get(n) ?? "EIO";
 }
 
-/** Loads the C library's functions now rather than on the first spawn. */
-export function loadPosixSpawn(): void {
-  load();
+/**
+ * Loads the C library's functions now rather than on the first spawn; undefined when posix_spawn
+ * can be used, else why not.
+ */
+export function posixSpawnUnavailable(): string | undefined {
+  try {
+    load();
+    return undefined;
+  } catch {
+    return unavailable;
+  }
 }
 
 /** A pipe, both ends close-on-exec: [read end, write end]. */
@@ -175,8 +202,8 @@ export function posixSpawn(request: SpawnRequest): Promise<SpawnOutcome> {
       request.file,
       actions,
       attributes,
-      [...request.argv, null],
-      [...request.env, null],
+      [...request.argv.map(cString), null],
+      [...request.env.map(cString), null],
       (error: unknown, failed: number) => {
         c.fileActionsDestroy(actions);
         if (error !== null && error !== undefined) resolve({ errno: "EIO" });
@@ -184,6 +211,11 @@ export function posixSpawn(request: SpawnRequest): Promise<SpawnOutcome> {
       },
     );
   });
+}
+
+/** koffi writes a string as UTF-8; a value holding bytes that are not goes as those bytes. */
+function cString(text: string): string | Buffer {
+  return hasRawBytes(text) ? Buffer.concat([encodeGoString(text), Buffer.of(0)]) : text;
 }
 
 /** waitpid(pid, WNOHANG): the status once the child has ended (and is reaped), else undefined. */

@@ -1,6 +1,7 @@
 // The three maps webhook builds from a request (headers, query, payload) and its body parsing by
 // content type, with Go net/http's view of the request.
 import { quote } from "./go-strconv.ts";
+import { decodeGoString } from "./go-utf8.ts";
 import { decodeJsonObject, NIL_MAP, parseJson, setOwn } from "./json.ts";
 import { readMultipartForm } from "./multipart.ts";
 import type { JsonObject } from "./types.ts";
@@ -50,8 +51,8 @@ export function buildHeaderMap(rawHeaders: string[]): JsonObject {
     const key = canonicalHeaderKey(rawHeaders[i]);
     if (key === "Host" || key === "Transfer-Encoding" || Object.hasOwn(headers, key)) continue;
     const value = rawHeaders[i + 1];
-    // Node reads header bytes as latin1; Go keeps them, and senders write UTF-8.
-    setOwn(headers, key, NON_ASCII.test(value) ? Buffer.from(value, "latin1").toString("utf8") : value);
+    // Node reads header bytes as latin1; Go keeps the bytes themselves (UTF-8 or not).
+    setOwn(headers, key, NON_ASCII.test(value) ? decodeGoString(Buffer.from(value, "latin1")) : value);
   }
   // Go's server adds this for HTTP/1.0 caches (fixPragmaCacheControl), so webhook sees it too.
   if (headers["Pragma"] === "no-cache" && headers["Cache-Control"] === undefined) {
@@ -88,13 +89,10 @@ const EMPTY = Buffer.alloc(0);
 /**
  * webhook's body handling: the content type (or the hook's incoming-payload-content-type) is matched
  * by substring in this order: json, x-www-form-urlencoded, xml, then a `multipart/form-data;` prefix.
- * Parse failures only log; nothing throws.
+ * Parse failures only log; nothing throws. Synchronous, so that an answer that needs no command
+ * (a rule mismatch) goes out in the same turn as the request arrived.
  */
-export async function parseBody(
-  contentType: string,
-  body: Buffer,
-  opts: ParseBodyOptions,
-): Promise<ParsedBody> {
+export function parseBody(contentType: string, body: Buffer, opts: ParseBodyOptions): ParsedBody {
   const isMultipart = contentType.startsWith("multipart/form-data;");
   const result: ParsedBody = {
     payload: undefined,
@@ -104,7 +102,8 @@ export async function parseBody(
   };
   if (contentType.includes("json")) parseJsonBody(result);
   else if (contentType.includes("x-www-form-urlencoded")) {
-    const form = parseUrlValues(result.rawBody.toString("utf8"));
+    // One character per byte: the values keep the bytes the client sent (see url-values.ts).
+    const form = parseUrlValues(result.rawBody.toString("latin1"));
     if (form.error !== undefined) result.log.push(`error parsing form payload ${form.error}`);
     else result.payload = form.values;
   } else if (contentType.includes("xml")) {

@@ -177,10 +177,46 @@ export function sendResponse(
  * methods Node does not know); the connection is closed after it.
  */
 export function rawResponse(status: number, headers: HeaderList, body: Buffer, contentType?: string): string {
+  return responseText(status, headers, body, contentType, "Connection: close\r\n");
+}
+
+/** Header fields node:http acts on when they are written (the connection's fate, the framing). */
+const NODE_MANAGED = new Set(["Connection", "Content-Length", "Transfer-Encoding"]);
+
+/**
+ * True when keepAliveResponse can write this answer: a body Go does not send chunked, and none of
+ * the header fields node:http would act on itself.
+ */
+export function plainAnswer(headers: HeaderList, body: Buffer): boolean {
+  return body.length <= CHUNKING_THRESHOLD && headers.every(([name]) => !NODE_MANAGED.has(name));
+}
+
+/**
+ * The bytes sendResponse has node:http write for a complete answer to a GET or POST on an
+ * HTTP/1.1 keep-alive connection, for the fast path, which writes them itself; undefined when
+ * that is not a plain answer.
+ */
+export function keepAliveResponse(
+  status: number,
+  headers: HeaderList,
+  body: Buffer,
+  contentType?: string,
+): string | undefined {
+  if (!plainAnswer(headers, body)) return undefined;
+  return responseText(status, headers, body, contentType, "");
+}
+
+function responseText(
+  status: number,
+  headers: HeaderList,
+  body: Buffer,
+  contentType: string | undefined,
+  connection: string,
+): string {
   const { fields, length } = goHeaderFields(status, headers, body, false, contentType);
   let text = `HTTP/1.1 ${status} ${STATUS_TEXT.get(status) ?? ""}\r\n`;
   for (let i = 0; i < fields.length; i += 2) text += `${fields[i]}: ${fields[i + 1]}\r\n`;
-  return `${text}Connection: close\r\n\r\n${body.toString("latin1", 0, length)}`;
+  return `${text}${connection}\r\n${body.toString("latin1", 0, length)}`;
 }
 
 /**
@@ -189,7 +225,12 @@ export function rawResponse(status: number, headers: HeaderList, body: Buffer, c
  */
 export function writeGoHead(res: ServerResponse, status: number, fields: string[]): void {
   const http11 = res.req.httpVersionMinor === 1;
-  if (res.shouldKeepAlive === http11) res.removeHeader("Connection");
+  if (res.socket?.readableEnded) {
+    // The client has closed its sending side (a half-close): Go answers, then closes, and
+    // still names nothing in a Connection header.
+    res.shouldKeepAlive = false;
+    res.removeHeader("Connection");
+  } else if (res.shouldKeepAlive === http11) res.removeHeader("Connection");
   res.writeHead(status, STATUS_TEXT.get(status) ?? "", fields);
 }
 

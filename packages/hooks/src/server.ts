@@ -5,15 +5,18 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import https from "node:https";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
-import { type Exchange, logExchange, openExchange } from "./exchange.ts";
+import { DescriptorBudget } from "./descriptors.ts";
+import { type Exchange, logExchange, openExchange, remoteAddr } from "./exchange.ts";
 import type { Executor } from "./executor.ts";
+import { FastPath, type PlainRequest } from "./fast-path.ts";
 import type { HooksConfig } from "./flags.ts";
 import { errnoText } from "./go-errors.ts";
 import { HookHandler, type HookLookup, TEXT } from "./hook-handler.ts";
-import type { Listener } from "./listen.ts";
+import { behaveLikeGo, GO_MAX_HEADER_SIZE, type Listener } from "./listen.ts";
 import type { Logger } from "./log.ts";
-import { type HeaderList, rawResponse, sendResponse, statusText } from "./response.ts";
+import { type HeaderList, keepAliveResponse, rawResponse, sendResponse, statusText } from "./response.ts";
 import { createRouter } from "./route.ts";
 import { opensslCiphers, tlsMinVersion } from "./tls.ts";
 
@@ -35,6 +38,13 @@ const ERROR_HEADERS: HeaderList = [
 const OK = Buffer.from("OK");
 const ROUTER_NOT_FOUND = Buffer.from("404 page not found\n");
 const INTERNAL_ERROR = Buffer.from("Internal Server Error\n");
+const SHUTTING_DOWN = Buffer.from("The server is shutting down.\n");
+const NO_DESCRIPTORS = rawResponse(
+  503,
+  [["Retry-After", "1"]],
+  Buffer.from("Too many open connections for the open file limit; retry later.\n"),
+  TEXT,
+);
 /** net/http's own answer to a request it cannot parse; it closes the connection after. */
 function goRequestError(status: 400 | 408 | 431): string {
   const text = `${status} ${statusText(status)}`;
@@ -55,12 +65,17 @@ export class HooksServer {
   readonly #route: ReturnType<typeof createRouter>;
   readonly #hooks: HookHandler;
   #tls: https.Server | undefined;
+  /** Plain HTTP only: TLS connections reach node:https through the TLS front. */
+  readonly #fast: FastPath | undefined;
   #ready = false;
   #waiting: [IncomingMessage, ServerResponse][] = [];
   #closed = false;
   /** Hook requests still being answered, and who waits for them all to finish. */
   #active = 0;
   #onIdle: (() => void) | undefined;
+  #budget: DescriptorBudget | undefined;
+  /** When a refused connection was last logged (one line a second at most). */
+  #refusedLogged = 0;
 
   constructor(options: HooksServerOptions) {
     this.#config = options.config;
@@ -70,6 +85,7 @@ export class HooksServer {
     this.#hooks = new HookHandler(options);
     this.#listener.http.on("request", this.#onRequest);
     this.#listener.http.on("clientError", this.#onClientError);
+    if (!options.config.secure) this.#fast = new FastPath(this.#listener.http, this.#answerDirectly);
   }
 
   /** The address for humans and logs: `http://0.0.0.0:9000`, `http://{unix:/run/hooks.sock}`. */
@@ -107,24 +123,35 @@ export class HooksServer {
           ciphers: opensslCiphers(this.#config.cipherSuites),
           honorCipherOrder: true,
           ecdhCurve: "P-521:P-384:P-256",
+          maxHeaderSize: GO_MAX_HEADER_SIZE,
         },
         this.#onRequest,
       );
-      this.#tls.keepAliveTimeout = 0;
+      behaveLikeGo(this.#tls);
       this.#tls.on("clientError", this.#onClientError);
       this.#listener.useTls(this.#tls);
     }
+    this.#budget = new DescriptorBudget();
+    this.#listener.socket.on("connection", this.#onConnection);
     this.#ready = true;
     const waiting = this.#waiting;
     this.#waiting = [];
     for (const [req, res] of waiting) this.#serve(req, res);
   }
 
-  /** Stops accepting, lets in-flight requests finish, closes the connections (and a Unix socket file). */
+  /**
+   * Stops accepting connections and requests (a request on an open connection gets 503), answers
+   * 503 to requests still sending their body, lets the others finish, closes the connections
+   * (and a Unix socket file).
+   */
   async close(): Promise<void> {
     const socket = this.#listener.socket;
     const closed = this.#closed ? Promise.resolve() : new Promise((resolve) => socket.close(resolve));
     this.#closed = true;
+    this.#ready = false;
+    for (const [req, res] of this.#waiting.splice(0)) this.#refuse(req, res);
+    this.#hooks.close();
+    this.#fast?.closeAll();
     this.#listener.http.closeIdleConnections();
     this.#tls?.closeIdleConnections();
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#onIdle = resolve));
@@ -133,9 +160,50 @@ export class HooksServer {
     await closed;
   }
 
+  /** A connection beyond the open file limit's share: 503 (plain HTTP only) and closed at once. */
+  readonly #onConnection = (socket: net.Socket): void => {
+    if (this.#budget?.admit(socket) !== false) return;
+    if (!this.#config.secure) socket.write(NO_DESCRIPTORS);
+    socket.destroy();
+    const now = Date.now();
+    if (now - this.#refusedLogged >= 1000) {
+      this.#refusedLogged = now;
+      this.#logger.log("refusing connections: too close to the open file limit (ulimit -n)");
+    }
+  };
+
   readonly #onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (this.#ready) this.#serve(req, res);
+    else if (this.#closed) this.#refuse(req, res);
     else this.#waiting.push([req, res]);
+  };
+
+  /** A request that arrives during shutdown: 503, and the connection is closed after it. */
+  #refuse(req: IncomingMessage, res: ServerResponse): void {
+    res.shouldKeepAlive = false;
+    sendResponse(res, req.method === "HEAD", 503, NO_HEADERS, SHUTTING_DOWN, TEXT);
+  }
+
+  /**
+   * The fast path's question: the whole answer to a request that does not wait for a command, as
+   * node:http's path would send it, or undefined to leave the request to that path. Requests that
+   * are logged, and those that arrive before the hooks are loaded or during shutdown, always take
+   * that path.
+   */
+  readonly #answerDirectly = (request: PlainRequest, socket: net.Socket): string | undefined => {
+    if (!this.#ready || this.#logger.enabled) return undefined;
+    const route = this.#route(request.target);
+    if (route.kind === "not-found") return keepAliveResponse(404, ERROR_HEADERS, ROUTER_NOT_FOUND, TEXT);
+    if (route.kind !== "hook") return undefined;
+    const parts = {
+      method: request.method,
+      url: request.target,
+      rawHeaders: request.rawHeaders,
+      remoteAddr: remoteAddr({ socket }),
+    };
+    const answer = this.#hooks.answerDirectly(parts, route.id);
+    // A hook fired here has an answer keepAliveResponse writes: node:http never gets it again.
+    return answer && keepAliveResponse(answer.status, answer.headers, answer.body, answer.contentType);
   };
 
   /** Node's parser refused the request; answer what Go would, as far as it can be known. */

@@ -1,7 +1,9 @@
 // Go's url.ParseQuery, used by webhook for the query string and for form bodies. Only the first
-// value of a key is kept, as webhook does.
+// value of a key is kept, as webhook does. The text is read one character per byte (latin1), and
+// keys and values keep their bytes as Go's strings do, valid UTF-8 or not (go-utf8.ts).
 
 import { quote } from "./go-strconv.ts";
+import { decodeGoString } from "./go-utf8.ts";
 import { setOwn } from "./json.ts";
 import type { JsonObject } from "./types.ts";
 
@@ -11,6 +13,7 @@ export interface UrlValues {
   error: string | undefined;
 }
 
+/** `text`: the query string or form body, one character per byte. */
 export function parseUrlValues(text: string): UrlValues {
   const values: JsonObject = {};
   let error: string | undefined;
@@ -40,28 +43,24 @@ export function parseUrlValues(text: string): UrlValues {
 type Unescaped = { text: string; error?: undefined } | { text?: undefined; error: string };
 
 const HEX = /^[0-9a-fA-F]{2}$/;
+const NEEDS_DECODING = /[%+\u0080-\u00ff]/;
 
 /** url.QueryUnescape: `+` is a space, `%XX` a byte; a malformed escape fails the whole component. */
 function queryUnescape(text: string): Unescaped {
-  if (!text.includes("%") && !text.includes("+")) return { text };
+  if (!NEEDS_DECODING.test(text)) return { text };
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "%") {
       const hex = text.slice(i + 1, i + 3);
-      if (!HEX.test(hex)) return { error: `invalid URL escape ${quote(text.slice(i, i + 3))}` };
+      if (!HEX.test(hex)) {
+        const bad = decodeGoString(Buffer.from(text.slice(i, i + 3), "latin1"));
+        return { error: `invalid URL escape ${quote(bad)}` };
+      }
       bytes.push(Number.parseInt(hex, 16));
       i += 2;
     } else if (c === "+") bytes.push(0x20);
-    else {
-      const code = text.charCodeAt(i);
-      if (code < 0x80) bytes.push(code);
-      else {
-        const end = i + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
-        for (const byte of Buffer.from(text.slice(i, end), "utf8")) bytes.push(byte);
-        i = end - 1;
-      }
-    }
+    else bytes.push(text.charCodeAt(i));
   }
-  return { text: Buffer.from(bytes).toString("utf8") };
+  return { text: decodeGoString(Buffer.from(bytes)) };
 }

@@ -1,6 +1,7 @@
 // Request values as hooks reference them ({source, name}), with webhook's dot-path lookup and its
 // parse-parameters-as-json rewriting of the request maps.
 import { quote } from "./go-strconv.ts";
+import { decodeGoString } from "./go-utf8.ts";
 import {
   decodeJsonObject,
   encodeGoJson,
@@ -73,7 +74,7 @@ export function extractArgument(arg: Argument, req: HookRequest): Extracted {
     case "string":
       return { value: arg.name };
     case "raw-request-body":
-      return { value: req.rawBody.toString("utf8") };
+      return { value: decodeGoString(req.rawBody) };
     case "request":
       switch (arg.name.toLowerCase()) {
         case "remote-addr":

@@ -159,6 +159,36 @@ test("YAML 1.1 scalars become the strings webhook sees", () => {
   );
 });
 
+test("quoted scalars continue to their closing quote whatever the indentation, as in yaml.v2", () => {
+  const [single, double, deeper] = hooksOf(
+    [
+      "- id: single",
+      "  response-message: 'a",
+      "  b",
+      "",
+      "\tc''d'",
+      "- id: double",
+      '  response-message: "x',
+      " y\\",
+      '   z"',
+      "- id: deeper",
+      "  response-message: 'p",
+      "      q'",
+      "  http-methods: [GET]",
+    ].join("\n"),
+  );
+  assert.equal(single.responseMessage, "a b\nc'd");
+  assert.equal(double.responseMessage, "x yz");
+  assert.equal(deeper.responseMessage, "p q");
+  assert.deepEqual(deeper.httpMethods, ["GET"]);
+  // Lines keep their numbers; a quote that is never closed is still an error.
+  assert.throws(() => parse("- id: a\n  response-message: 'a\n  b'\n  success-http-response-code: x\n"), {
+    message: 'hooks.yaml: line 4: hook "a": success-http-response-code: expected an integer, found a string',
+  });
+  assert.throws(() => parse("- id: a\n  response-message: 'open\n"), /Missing closing 'quote/);
+  assert.throws(() => parse("- id: 'a\n---\n- id: b'\n"), /Missing closing 'quote/);
+});
+
 test("integers accept whole floats; anchors and merge keys work as in yaml.v2", () => {
   const hooks = hooksOf(`
 - &base

@@ -24,7 +24,10 @@ function failure(argv: string[]): { exitCode: number; firstLine: string; stderr:
 describe("Go flag syntax", () => {
   test("defaults are webhook's, with hooks.json when no -hooks is given", () => {
     assert.deepEqual(config([]), { ...defaultHooksConfig(), hooks: ["hooks.json"] });
-    assert.equal(defaultHooksConfig().maxRequestBody, 33554432);
+    // The two size limits webhook lacks default high enough that webhook's users do not meet them.
+    assert.equal(defaultHooksConfig().maxRequestBody, 256 * 1024 * 1024);
+    assert.equal(defaultHooksConfig().maxCommandOutput, 256 * 1024 * 1024);
+    assert.equal(config(["-max-command-output", "1024"]).maxCommandOutput, 1024);
   });
 
   test("-flag value, -flag=value, --flag value and --flag=value", () => {

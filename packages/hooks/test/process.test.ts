@@ -1,7 +1,7 @@
 // `node packages/hooks/src/main.ts <webhook flags>` as a real process: exit codes and messages,
 // pidfile, signals, Unix socket, TLS.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -11,46 +11,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { type Finished, freePort, launch as launchIn, type Running, waitFor } from "./hooks-process.ts";
 
-const main = path.join(import.meta.dirname, "../src/main.ts");
 let dir: string;
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A hook runner process; `output` grows as it writes. */
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  finished: Promise<Finished>;
-}
-
 function launch(args: string[]): Running {
-  const child = spawn(process.execPath, [main, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const finished = new Promise<Finished>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, output: () => stdout + stderr, finished };
+  return launchIn(args, { cwd: dir });
 }
 
 function run(args: string[]): Promise<Finished> {
   return launch(args).finished;
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 10000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`timed out waiting for ${what}`);
 }
 
 const exists = (file: string) =>
@@ -72,14 +42,6 @@ function get(
     });
     req.on("error", reject);
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function hooksFile(name: string, hooks: unknown[]): Promise<string> {

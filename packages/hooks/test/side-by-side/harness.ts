@@ -32,7 +32,7 @@ export interface Case {
    * Only for a behaviour the spec names as a webhook bug that anvil fixes: anvil is held to this
    * answer instead of webhook's.
    */
-  anvil?: { status: number; body?: string | RegExp };
+  anvil?: { status: number; body?: string | RegExp; runs?: number };
   setup?: (control: PairControl) => Promise<void>;
   /**
    * For asynchronous effects (reloads): repeat the request until both servers answer the wanted
@@ -128,15 +128,26 @@ async function exchange(pair: Pair, fixture: Fixture, c: Case): Promise<Answer[]
     await Promise.all(pair.sides.map((side) => clearRecords(side.records)));
     responses = await send();
   }
-  const runs = c.want.runs ?? 0;
-  // No hook was found (404) or the router redirected (301): nothing can have started.
-  const settle = runs === 0 && c.want.status !== 404 && c.want.status !== 301 ? settleMs : 0;
   return Promise.all(
-    pair.sides.map(async (side, index) => ({
-      response: responses[index],
-      records: await collectRecords(side.records, runs, settle, side.normalise, fixture.recordEnv ?? []),
-    })),
+    pair.sides.map(async (side, index) => {
+      const runs = expectedRuns(side.server.name, c);
+      // No hook was found (404) or the router redirected (301): nothing can have started. A command
+      // webhook runs and anvil must not gets longer to show up, as it would after a late start.
+      const deliberate = runs < (c.want.runs ?? 0);
+      const settle =
+        runs === 0 && c.want.status !== 404 && c.want.status !== 301 ? (deliberate ? 1000 : settleMs) : 0;
+      return {
+        response: responses[index],
+        records: await collectRecords(side.records, runs, settle, side.normalise, fixture.recordEnv ?? []),
+      };
+    }),
   );
+}
+
+/** How many command runs to wait for on a side: anvil's own for a deliberate difference, else webhook's. */
+function expectedRuns(side: string, c: Case): number {
+  const deliberate = side === "anvil" && !anvilIsWebhook() ? c.anvil?.runs : undefined;
+  return deliberate ?? c.want.runs ?? 0;
 }
 
 /** The status a side should answer: anvil's own for a deliberate difference, else webhook's. */
@@ -154,6 +165,10 @@ async function runCase(pair: Pair, fixture: Fixture, c: Case): Promise<void> {
       if (typeof c.anvil.body === "string")
         assert.equal(body, c.anvil.body, "anvil body (deliberate difference)");
       else if (c.anvil.body) assert.match(body, c.anvil.body, "anvil body (deliberate difference)");
+      if (c.anvil.runs !== undefined) {
+        assert.equal(anvil.records.length, c.anvil.runs, "anvil command runs (deliberate difference)");
+        return;
+      }
     } else {
       assert.deepEqual(comparable(anvil.response), comparable(webhook.response), "anvil answers differently");
     }

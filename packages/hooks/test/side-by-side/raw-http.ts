@@ -13,6 +13,8 @@ export interface HttpRequest {
   body: Buffer;
   /** Over TLS (for -secure servers; their certificate is a throw-away self-signed one). */
   tls?: boolean;
+  /** Close the sending side once the request is written (shutdown(SHUT_WR)), then read the answer. */
+  halfClose?: boolean;
 }
 
 export interface HttpResponse {
@@ -44,7 +46,9 @@ export function sendRequest(port: number, request: HttpRequest): Promise<HttpRes
         reject(error);
       }
     });
-    socket.write(serialiseRequest(port, request));
+    const bytes = serialiseRequest(port, request);
+    if (request.halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 
@@ -53,7 +57,9 @@ function serialiseRequest(port: number, request: HttpRequest): Buffer {
   const lines = [`${request.method} ${request.path} HTTP/1.1`];
   if (!has("host")) lines.push(`Host: 127.0.0.1:${port}`);
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
-  if (request.body.length > 0 && !has("content-length")) lines.push(`Content-Length: ${request.body.length}`);
+  if (request.body.length > 0 && !has("content-length") && !has("transfer-encoding")) {
+    lines.push(`Content-Length: ${request.body.length}`);
+  }
   // One request per connection: the answer ends when the server closes it.
   if (!has("connection")) lines.push("Connection: close");
   return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), request.body]);

@@ -54,14 +54,31 @@ export async function collectRecords(
   return Promise.all(raws.map((raw) => normaliseRecord(raw, normalise)));
 }
 
+/** Text as recorded; bytes that are not valid UTF-8 stay visible (as hex) rather than becoming U+FFFD. */
+function shown(bytes: Buffer): string {
+  const text = bytes.toString("utf8");
+  return Buffer.from(text, "utf8").equals(bytes) ? text : `bytes:${bytes.toString("hex")}`;
+}
+
 async function readRecord(folder: string, recordEnv: string[]): Promise<RawRecord> {
-  const nulList = async (file: string) => {
-    const text = existsSync(file) ? await readFile(file, "utf8") : "";
-    return text === "" ? [] : text.slice(0, -1).split("\0");
+  /** NUL-terminated entries; `variables`: `NAME=value` entries, whose name stays readable. */
+  const nulList = async (file: string, variables = false) => {
+    const bytes = existsSync(file) ? await readFile(file) : Buffer.alloc(0);
+    const entries: string[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      const nul = bytes.indexOf(0, start);
+      const end = nul < 0 ? bytes.length : nul;
+      const entry = bytes.subarray(start, end);
+      const equals = variables ? entry.indexOf(0x3d) : -1;
+      const name = equals < 0 ? "" : `${entry.toString("utf8", 0, equals)}=`;
+      entries.push(name + shown(entry.subarray(equals + 1)));
+      start = end + 1;
+    }
+    return entries;
   };
   const wanted = (name: string) => name.startsWith("HOOK_") || recordEnv.includes(name);
   const env = new Map<string, string>();
-  for (const entry of await nulList(path.join(folder, "env"))) {
+  for (const entry of await nulList(path.join(folder, "env"), true)) {
     const equals = entry.indexOf("=");
     const name = entry.slice(0, equals);
     if (wanted(name)) env.set(name, entry.slice(equals + 1));
@@ -69,7 +86,7 @@ async function readRecord(folder: string, recordEnv: string[]): Promise<RawRecor
   const files = new Map<string, string>();
   const fileNames = await nulList(path.join(folder, "files", "names"));
   for (const [index, name] of fileNames.entries()) {
-    files.set(name, await readFile(path.join(folder, "files", String(index + 1)), "utf8"));
+    files.set(name, shown(await readFile(path.join(folder, "files", String(index + 1)))));
   }
   return {
     args: await nulList(path.join(folder, "args")),
