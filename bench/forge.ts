@@ -8,19 +8,15 @@
 // run, e.g. "a" to profile one; all by default).
 // The same file also runs the two reference servers, each in a process of its own:
 // `forge.ts --reference <database-url> <port>` and `forge.ts --http-backend <project-root> <port>`.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { connectDatabase, hashPassword, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
 import { freePort } from "@anvil/core/testing";
-import BetterSqlite3 from "better-sqlite3";
-import Fastify from "fastify";
-import type { Insertable, Kysely } from "kysely";
-import pg from "pg";
+import type { Insertable } from "kysely";
 import { gitEnvironment, repositoryPath, runGit } from "../packages/forge/src/git/index.ts";
 import { migrations } from "../packages/forge/src/migrations/index.ts";
 import { updateRepository } from "../packages/forge/src/repositories/repos.ts";
@@ -29,7 +25,23 @@ import { createOrganization } from "../packages/forge/src/services/organizations
 import { createRepository } from "../packages/forge/src/services/repositories.ts";
 import { addTeamMember, createTeam } from "../packages/forge/src/services/teams.ts";
 import { createToken } from "../packages/forge/src/services/tokens.ts";
-import { hasWrk, median, parseWrk } from "./load.ts";
+import {
+  checkTarget,
+  createBenchDatabase,
+  hasWrk,
+  insertAll,
+  type LoadPlan,
+  measureAlternately,
+  median,
+  memoryOf,
+  type Running,
+  type Summary,
+  serveReference,
+  startProcess,
+  startSelf,
+  summarize,
+  type Target,
+} from "./load.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
@@ -37,7 +49,6 @@ const seconds = Number(process.env.BENCH_SECONDS || 10);
 const runs = Number(process.env.BENCH_RUNS || 3);
 const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const commits = Number(process.env.BENCH_COMMITS || 10_000);
-const warmUpSeconds = Math.min(seconds, 3);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/forge.json");
 const forgeNodeOptions = process.env.BENCH_FORGE_NODE_OPTIONS;
 const chosenScenarios = process.env.BENCH_SCENARIOS || "abcd";
@@ -45,8 +56,6 @@ const chosenScenarios = process.env.BENCH_SCENARIOS || "abcd";
 const USERS = 1000;
 const ORGS = 200;
 const REPOSITORIES = 10_000;
-/** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's limits on bound parameters. */
-const CHUNK = 400;
 /** Repository names are two of these words and a number, so each word finds about a tenth of them. */
 const WORDS = [
   "atlas",
@@ -86,23 +95,6 @@ interface Seeded {
   rows: Record<string, number>;
 }
 
-interface Measure {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Answers other than 2xx/3xx, and socket errors and timeouts. */
-  errors: number;
-}
-
-interface Summary {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  /** Each run's req/s, in order. */
-  runs: number[];
-}
-
 interface ApiRow {
   scenario: string;
   /** The first request; with wrk each request picks one of `paths` at random. */
@@ -112,19 +104,6 @@ interface ApiRow {
   reference: Summary;
   /** The forge's VmHWM once this scenario's runs are done: the peak since it started. */
   forgePeakRssKb: number;
-}
-
-interface Target {
-  base: string;
-  paths: string[];
-  headers: string[];
-}
-
-interface Running {
-  name: string;
-  pid: number;
-  base: string;
-  stop(): Promise<void>;
 }
 
 async function main(): Promise<void> {
@@ -170,13 +149,17 @@ async function main(): Promise<void> {
       forgeNodeOptions ? { NODE_OPTIONS: forgeNodeOptions } : {},
     );
     servers.push(forge);
-    const reference = await startSelf("reference", ["--reference", databaseUrl]);
+    const reference = await startSelf(import.meta.filename, "reference", ["--reference", databaseUrl]);
     servers.push(reference);
-    const backend = await startSelf("http-backend", ["--http-backend", path.join(dataDir, "repositories")]);
+    const backend = await startSelf(import.meta.filename, "http-backend", [
+      "--http-backend",
+      path.join(dataDir, "repositories"),
+    ]);
     servers.push(backend);
     const forgeStartRssKb = (await memoryOf(forge.pid)).rssKb;
 
     const spread = tool === "wrk";
+    const plan: LoadPlan = { tool, spread, work, seconds, runs };
     const auth = [`Authorization: token ${seeded.token}`];
     const scenarios: { name: string; target: Target; check: (body: unknown) => boolean }[] = [
       {
@@ -209,26 +192,10 @@ async function main(): Promise<void> {
     const api: ApiRow[] = [];
     for (const scenario of scenarios.filter((s) => chosenScenarios.includes(s.name[1]))) {
       await checkTarget(scenario.target, scenario.check);
-      // An unrecorded first run of each, so that neither is measured while its JIT warms up.
-      await load(tool, scenario.target, spread, work, warmUpSeconds);
-      await load(tool, referenceTarget, spread, work, warmUpSeconds);
-      const forgeRuns: Measure[] = [];
-      const referenceRuns: Measure[] = [];
-      // Forge and reference alternate run by run, so a slow moment of the shared machine does
-      // not favour one of them.
-      for (let i = 0; i < runs; i++) {
-        for (const [name, target, list] of [
-          ["forge", scenario.target, forgeRuns],
-          ["reference", referenceTarget, referenceRuns],
-        ] as const) {
-          const measure = await load(tool, target, spread, work, seconds);
-          list.push(measure);
-          const errors = measure.errors > 0 ? `, ${measure.errors} errors` : "";
-          console.error(
-            `  ${scenario.name} ${name} run ${i + 1}: ${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99Ms} ms${errors}`,
-          );
-        }
-      }
+      const [forgeRuns, referenceRuns] = await measureAlternately(plan, scenario.name, connections, [
+        { name: "forge", target: scenario.target },
+        { name: "reference", target: referenceTarget },
+      ]);
       api.push({
         scenario: scenario.name,
         example: scenario.target.paths[0],
@@ -442,20 +409,6 @@ async function seed(databaseUrl: string, dataDir: string): Promise<Seeded> {
   }
 }
 
-async function insertAll<T extends keyof ForgeTables>(
-  db: Kysely<ForgeTables>,
-  table: T,
-  rows: Insertable<ForgeTables[T]>[],
-): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    // kysely cannot relate the rows of a table named by a type parameter to values()' overloads.
-    await db
-      .insertInto(table)
-      .values(rows.slice(i, i + CHUNK) as never)
-      .execute();
-  }
-}
-
 /**
  * A linear history of `count` commits on `main`, each changing one of 650 files of 30 lines, fed
  * to `git fast-import` in one stream, then packed as a served repository would be (`git gc`).
@@ -484,210 +437,6 @@ async function writeHistory(repoPath: string, count: number): Promise<void> {
   }
   await runGit([`--git-dir=${repoPath}`, "fast-import", "--quiet"], { input: parts.join("") });
   await runGit([`--git-dir=${repoPath}`, "gc", "--quiet"]);
-}
-
-/** A database of the bench's own on the PostgreSQL server of `adminUrl`, dropped at the end. */
-async function createBenchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (parseDatabaseUrl(adminUrl).dialect !== "postgres")
-    throw new Error("BENCH_DATABASE must be a postgres:// URL (SQLite is the default)");
-  const name = `anvil_bench_${process.pid}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  // A run killed earlier under the same process id left its database behind.
-  await admin(`drop database if exists ${name} with (force)`);
-  await admin(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
-// --- processes -----------------------------------------------------------------------------------
-
-const liveGroups = new Set<number>();
-
-process.on("exit", () => {
-  for (const pid of liveGroups) killGroup(pid, "SIGKILL");
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => process.exit(128 + (signal === "SIGINT" ? 2 : 15)));
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The whole group is already gone.
-  }
-}
-
-/** This file again, in the role `args` names, listening on a port of its own. */
-async function startSelf(name: string, args: string[]): Promise<Running> {
-  const port = await freePort();
-  return startProcess(name, process.execPath, port, [import.meta.filename, ...args, String(port)], {});
-}
-
-/**
- * Starts a server as the leader of its own process group (so stopping it ends whatever it
- * started) and resolves once it answers HTTP on `port`.
- */
-async function startProcess(
-  name: string,
-  file: string,
-  port: number,
-  args: string[],
-  env: Record<string, string>,
-): Promise<Running> {
-  const child = spawn(file, args, {
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-20_000);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  const exited = new Promise<string>((resolve) => {
-    child.on("error", (error) => resolve(String(error)));
-    child.on("exit", (code, signal) => resolve(`exit code ${code}, signal ${signal}`));
-  });
-  if (child.pid !== undefined) liveGroups.add(child.pid);
-  const running: Running = {
-    name,
-    pid: child.pid ?? 0,
-    base: `http://127.0.0.1:${port}`,
-    stop: () => stopProcess(child, exited),
-  };
-  let ended = false;
-  const failure = await Promise.race([
-    waitUntilAnswering(running.base, () => !ended),
-    exited.then((why) => {
-      ended = true;
-      return `it ended (${why})`;
-    }),
-  ]);
-  if (failure !== undefined) {
-    await running.stop();
-    throw new Error(
-      `${name} did not start: ${failure}\ncommand: ${file} ${args.join(" ")}\noutput:\n${output}`,
-    );
-  }
-  return running;
-}
-
-async function stopProcess(child: ChildProcess, exited: Promise<string>): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined) return;
-  killGroup(pid, "SIGTERM");
-  // Long enough for the forge to close gracefully and write a --cpu-prof profile.
-  const stopped = await Promise.race([exited.then(() => true), sleep(15_000, false, { ref: false })]);
-  if (!stopped) {
-    killGroup(pid, "SIGKILL");
-    await exited;
-  }
-  liveGroups.delete(pid);
-}
-
-/** Resolves undefined once any HTTP answer comes back, or a reason after 30 s. */
-async function waitUntilAnswering(base: string, running: () => boolean): Promise<string | undefined> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && running()) {
-    try {
-      await (await fetch(`${base}/`)).arrayBuffer();
-      return undefined;
-    } catch {
-      await sleep(100);
-    }
-  }
-  return "no HTTP answer within 30 s";
-}
-
-/** The process's resident set now and at its peak (VmRSS, VmHWM in /proc/<pid>/status), in kB. */
-async function memoryOf(pid: number): Promise<{ rssKb: number; hwmKb: number }> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? 0);
-  return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
-}
-
-// --- load ----------------------------------------------------------------------------------------
-
-/**
- * Asks for every tenth path (the first included) once and checks the answer, so that an error
- * path or a page the caller may not see is never what gets measured.
- */
-async function checkTarget(target: Target, check: (body: unknown) => boolean): Promise<void> {
-  const headers = Object.fromEntries(
-    target.headers.map((header) => {
-      const colon = header.indexOf(":");
-      return [header.slice(0, colon), header.slice(colon + 1).trim()];
-    }),
-  );
-  for (let i = 0; i < target.paths.length; i += 10) {
-    const response = await fetch(`${target.base}${target.paths[i]}`, { headers });
-    const text = await response.text();
-    if (response.status !== 200 || !check(JSON.parse(text)))
-      throw new Error(`${target.paths[i]} answers ${response.status} ${text.slice(0, 300)}`);
-  }
-}
-
-/**
- * One run of the load generator in a second process. wrk picks each request's path at random from
- * the target's list (a Lua script); autocannon takes no list, so it asks for the first path only.
- */
-async function load(
-  tool: string,
-  target: Target,
-  spread: boolean,
-  work: string,
-  duration: number,
-): Promise<Measure> {
-  const url = `${target.base}${target.paths[0]}`;
-  if (tool === "wrk") {
-    const args = ["-t2", `-c${connections}`, `-d${duration}s`, "--latency"];
-    for (const header of target.headers) args.push("-H", header);
-    if (spread) {
-      const script = path.join(work, "paths.lua");
-      await writeFile(
-        script,
-        `local paths = {${target.paths.map((p) => JSON.stringify(p)).join(",")}}\nlocal count = #paths\nrequest = function()\n  return wrk.format(nil, paths[math.random(count)])\nend\n`,
-      );
-      args.push("-s", script);
-    }
-    const { stdout } = await run("wrk", [...args, url], { maxBuffer: 1 << 20 });
-    return parseWrk(stdout);
-  }
-  const autocannon = path.join(root, "node_modules/autocannon/autocannon.js");
-  const headers = target.headers.flatMap((header) => ["-H", header.replace(": ", "=")]);
-  const { stdout } = await run(
-    process.execPath,
-    [autocannon, "-j", "-n", "-c", String(connections), "-d", String(duration), ...headers, url],
-    { maxBuffer: 16 << 20 },
-  );
-  const report = JSON.parse(stdout);
-  return {
-    requestsPerSecond: report.requests.average,
-    p50Ms: report.latency.p50,
-    p99Ms: report.latency.p99,
-    errors: report.non2xx + report.errors + report.timeouts,
-  };
-}
-
-function summarize(list: Measure[]): Summary {
-  return {
-    requestsPerSecond: median(list.map((m) => m.requestsPerSecond)),
-    p50Ms: median(list.map((m) => m.p50Ms)),
-    p99Ms: median(list.map((m) => m.p99Ms)),
-    errors: list.reduce((sum, m) => sum + m.errors, 0),
-    runs: list.map((m) => Math.round(m.requestsPerSecond)),
-  };
 }
 
 // --- clone ---------------------------------------------------------------------------------------
@@ -798,35 +547,7 @@ function report(result: {
   return lines.join("\n");
 }
 
-// --- the reference servers -----------------------------------------------------------------------
-
-/**
- * The ceiling for an API read: plain fastify (no logger, no hooks) answering one row of the
- * forge's `repository` table by primary key as JSON, with a prepared statement on the same
- * database the forge uses.
- */
-async function serveReference(databaseUrl: string, port: number): Promise<void> {
-  const { dialect, location } = parseDatabaseUrl(databaseUrl);
-  let byId: (id: number) => unknown;
-  if (dialect === "sqlite") {
-    const statement = new BetterSqlite3(location, { readonly: true }).prepare(
-      "select * from repository where id = ?",
-    );
-    byId = (id) => statement.get(id);
-  } else {
-    // Ids are bigint there; numbers in JSON, as the forge answers them.
-    pg.types.setTypeParser(pg.types.builtins.INT8, Number);
-    const pool = new pg.Pool({ connectionString: location });
-    const text = "select * from repository where id = $1";
-    byId = async (id) => (await pool.query({ name: "repository-by-id", text, values: [id] })).rows[0];
-  }
-  const app = Fastify();
-  app.get<{ Params: { id: string } }>("/repository/:id", async (request, reply) => {
-    const row = await byId(Number(request.params.id));
-    return row ?? reply.status(404).send({ message: "not found" });
-  });
-  await app.listen({ host: "127.0.0.1", port });
-}
+// --- the reference for clones (the one for API reads is load.ts's serveReference) ----------------
 
 /**
  * git's own smart HTTP server: `git http-backend` run as a CGI program, one per request, behind a
@@ -898,6 +619,6 @@ async function serveHttpBackend(projectRoot: string, port: number): Promise<void
 }
 
 const [role, where, port] = process.argv.slice(2);
-if (role === "--reference") await serveReference(where, Number(port));
+if (role === "--reference") await serveReference(where, "repository", Number(port));
 else if (role === "--http-backend") await serveHttpBackend(where, Number(port));
 else await main();

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from "kysely";
-import type { PersonalAccessTokenTable } from "../schemas/tables.ts";
+import { prepared } from "@anvil/core";
+import type { Insertable, Kysely, Selectable } from "kysely";
+import type { InventoryTables, PersonalAccessTokenTable } from "../schemas/tables.ts";
 import type { Executor } from "../services/database.ts";
 import type { UserRow } from "../services/permissions.ts";
 
@@ -27,35 +28,33 @@ export async function deleteToken(db: Executor, userId: number, id: number): Pro
   return result.numDeletedRows > 0n;
 }
 
-/** The token with this hash and its user, when the user is not deleted. */
+// Every API request reads these three: prepared, they are built once, and on SQLite repeated reads
+// cost a lookup until something is written (core's prepared()).
+const tokenByHash = prepared((db: Kysely<InventoryTables>, hash: string) =>
+  db.selectFrom("personal_access_tokens").selectAll().where("token_hash", "=", hash),
+);
+const liveUser = prepared((db: Kysely<InventoryTables>, id: number) =>
+  db.selectFrom("users").selectAll().where("id", "=", id).where("deleted_at", "is", null),
+);
+export const groupPermissionsOf = prepared((db: Kysely<InventoryTables>, userId: number) =>
+  db
+    .selectFrom("users_groups")
+    .innerJoin("permission_groups", "permission_groups.id", "users_groups.group_id")
+    .select("permission_groups.permissions")
+    .where("users_groups.user_id", "=", userId),
+);
+
+/** The token with this hash and its user, when the user is not deleted. Both rows are frozen. */
 export async function findTokenOwner(
-  db: Executor,
+  db: Kysely<InventoryTables>,
   hash: string,
 ): Promise<{ token: TokenRow; user: UserRow } | undefined> {
-  const token = await db
-    .selectFrom("personal_access_tokens")
-    .selectAll()
-    .where("token_hash", "=", hash)
-    .executeTakeFirst();
+  const [token] = await tokenByHash(db, hash);
   if (!token) return undefined;
-  const user = await db
-    .selectFrom("users")
-    .selectAll()
-    .where("id", "=", token.user_id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const [user] = await liveUser(db, token.user_id);
   return user ? { token, user } : undefined;
 }
 
 export async function touchToken(db: Executor, id: number, when: string | Date): Promise<void> {
   await db.updateTable("personal_access_tokens").set({ last_used_at: when }).where("id", "=", id).execute();
-}
-
-export function groupPermissionsOf(db: Executor, userId: number): Promise<{ permissions: string }[]> {
-  return db
-    .selectFrom("users_groups")
-    .innerJoin("permission_groups", "permission_groups.id", "users_groups.group_id")
-    .select("permission_groups.permissions")
-    .where("users_groups.user_id", "=", userId)
-    .execute();
 }

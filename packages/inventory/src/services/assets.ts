@@ -112,14 +112,55 @@ function asText(column: string): Expression<unknown> {
   return sql`cast(assets.${sql.ref(column)} as text)`;
 }
 
+/** Whether an asset matches a search term one way. */
+type Match = (dialect: DialectName, term: string) => Expression<SqlBool>;
+
+function ownText(column: string): Match {
+  return (dialect, term) => containsText(dialect, asText(column), term);
+}
+
+// A related row's text is matched as `column in (select id … where text like …)`: the database
+// looks through the related table once per query. Asked per asset, as the sorts do, a search ran
+// ~20 subqueries for each of 100,000 assets (~0.4 s a page; bench/inventory.ts).
+
+/** Assets whose `column` points at a row of `table` with the term in `text`. */
+function relatedText(column: string, table: string, text = sql`related.name`): Match {
+  return (dialect, term) =>
+    sql<SqlBool>`assets.${sql.ref(column)} in (select related.id from ${sql.table(table)} as related where ${containsText(dialect, text, term)})`;
+}
+
+/** Assets whose model points at a row of `table` (through `column`) with the term in its name. */
+function throughModelText(column: string, table: string): Match {
+  return (dialect, term) =>
+    sql<SqlBool>`assets.model_id in (select m.id from models as m join ${sql.table(table)} as related on related.id = m.${sql.ref(column)} where ${containsText(dialect, sql`related.name`, term)})`;
+}
+
+/** Assets checked out to a `type` holder (a row of `table`) with the term in `text`. */
+function holderText(type: string, table: string, text: Expression<unknown>): Match {
+  return (dialect, term) =>
+    sql<SqlBool>`(assets.assigned_type = ${type} and assets.assigned_to in (select related.id from ${sql.table(table)} as related where ${containsText(dialect, text, term)}))`;
+}
+
 /** What the search looks in: the asset's own text and the names of everything related to it. */
-const SEARCHED: Expression<unknown>[] = [
-  ...["name", "asset_tag", "serial", "order_number", "purchase_cost", "notes", "purchase_date"].map(asText),
-  ...Object.entries(RELATION_SORTS)
-    .filter(([key]) => key !== "created_by")
-    .map(([, expression]) => expression),
-  nameOf("models", "model_id", sql`cast(eol as text)`),
-  sql`(select related.username from users as related where assets.assigned_type = 'user' and related.id = assets.assigned_to)`,
+const SEARCHED: Match[] = [
+  ...["name", "asset_tag", "serial", "order_number", "purchase_cost", "notes", "purchase_date"].map(ownText),
+  relatedText("model_id", "models"),
+  relatedText("model_id", "models", sql`related.model_number`),
+  relatedText("model_id", "models", sql`cast(related.eol as text)`),
+  throughModelText("category_id", "categories"),
+  throughModelText("manufacturer_id", "manufacturers"),
+  relatedText("company_id", "companies"),
+  relatedText("location_id", "locations"),
+  relatedText("rtd_location_id", "locations"),
+  relatedText("status_id", "status_labels"),
+  relatedText("supplier_id", "suppliers"),
+  holderText("user", "users", USER_NAME),
+  holderText("user", "users", sql`related.username`),
+  holderText("location", "locations", sql`related.name`),
+  // Assets holding assets are few: asked per asset, this reads only theirs, where an id list
+  // would read every asset's name.
+  (dialect, term) =>
+    sql<SqlBool>`(assets.assigned_type = 'asset' and ${containsText(dialect, HOLDER_NAME, term)})`,
 ];
 
 /**
@@ -291,7 +332,7 @@ function refineList(
     q = q.where((eb) =>
       eb.or(
         params.search.flatMap((term) => [
-          ...SEARCHED.map((expression) => containsText(dialect, expression, term)),
+          ...SEARCHED.map((matches) => matches(dialect, term)),
           customValueContains(dialect, term),
         ]),
       ),

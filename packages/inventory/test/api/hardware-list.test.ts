@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
+import { api, forEachInventory } from "../support/inventory.ts";
+
+// The asset list's query layer as bench/inventory.ts made it: pages past the middle read from the
+// other end (repositories/records.ts), archived labels hidden by their ids, and search matching
+// related rows through id lists (services/assets.ts). Each must answer what the plain query would.
+
+type Row = { id: number; asset_tag: string };
+
+forEachInventory("inventory API: hardware list pages and search", (inventory) => {
+  let f: AssetFixture;
+  const call = <T = Envelope>(method: string, path: string, body?: unknown) =>
+    api<T>(inventory, method, path, { body });
+  const created = async (path: string, body: Record<string, unknown>) => {
+    const answer = await call<Envelope<{ id: number }>>("POST", path, body);
+    assert.equal(answer.body.status, "success", `${path}: ${JSON.stringify(answer.body)}`);
+    return answer.body.payload.id;
+  };
+  const tags = (answer: { body: List<Row> }) => answer.body.rows.map((row) => row.asset_tag);
+
+  test("fixture", async () => {
+    f = await assetFixture(inventory, "pg");
+  });
+
+  test("every page, from either end, is the slice of the whole list, in every order", async () => {
+    // Names repeat and serials are missing on some, so the id decides between equal values and
+    // NULLs must keep their place when a page is read backwards.
+    const names = ["Beta", "Alpha", "Beta", "Gamma", "Alpha", "Beta", "Delta"];
+    for (const [i, name] of names.entries())
+      await createAsset(inventory, f, `PG-${i}`, { name, ...(i % 3 === 0 ? {} : { serial: `S-${i % 4}` }) });
+    await createAsset(inventory, f, "PG-ARC", { status_id: f.archived, name: "Alpha" });
+    const list = (query: string) => call<List<Row>>("GET", `/hardware?model_id=${f.modelId}&${query}`);
+
+    for (const sort of ["created_at", "id", "name", "serial", "model", "bogus"])
+      for (const order of ["asc", "desc"]) {
+        const whole = await list(`sort=${sort}&order=${order}`);
+        assert.equal(whole.body.total, names.length, "the archived asset stays hidden");
+        const every = tags(whole);
+        for (const limit of [1, 2, 3])
+          for (let offset = 0; offset <= names.length + 1; offset++) {
+            const page = await list(`sort=${sort}&order=${order}&limit=${limit}&offset=${offset}`);
+            assert.equal(page.body.total, names.length);
+            assert.deepEqual(
+              tags(page),
+              every.slice(offset, offset + limit),
+              `sort=${sort}&order=${order}&limit=${limit}&offset=${offset}`,
+            );
+          }
+      }
+  });
+
+  test("search finds assets by their own text and by every related name", async () => {
+    const model = await created("/models", {
+      name: "SrcModelName",
+      model_number: "SrcNumber",
+      category_id: await created("/categories", { name: "SrcCategory", category_type: "asset" }),
+      manufacturer_id: await created("/manufacturers", { name: "SrcMaker" }),
+      eol: 227,
+    });
+    const company = await created("/companies", { name: "SrcCompany" });
+    const supplier = await created("/suppliers", { name: "SrcSupplier" });
+    const here = await created("/locations", { name: "SrcHere" });
+    const home = await created("/locations", { name: "SrcHome" });
+    const place = await created("/locations", { name: "SrcPlace" });
+    const label = await created("/statuslabels", { name: "SrcLabel", type: "deployable" });
+    const person = await created("/users", {
+      first_name: "SrcFirst",
+      last_name: "SrcLast",
+      username: "srcuser",
+      password: "password123",
+      password_confirmation: "password123",
+    });
+    const asset = (tag: string, extra: Record<string, unknown> = {}) => createAsset(inventory, f, tag, extra);
+    const ids = {
+      model: await asset("SRC-MODEL", { model_id: model }),
+      company: await asset("SRC-COMPANY", { company_id: company }),
+      supplier: await asset("SRC-SUPPLIER", { supplier_id: supplier }),
+      location: await asset("SRC-LOCATION", { rtd_location_id: home }),
+      label: await asset("SRC-LABEL", { status_id: label }),
+      user: await asset("SRC-USER", { assigned_user: person }),
+      own: await asset("SRC-OWN", { serial: "SrcSerial", order_number: "SrcOrder", notes: "SrcNotes" }),
+      holder: await asset("SRC-HOLDER", { name: "SrcHolderAsset" }),
+      placed: await asset("SRC-PLACED"),
+      held: await asset("SRC-HELD"),
+    };
+    // Where an asset is now follows its holder; its default location stays.
+    const moved = await call<Envelope>("POST", `/hardware/${ids.location}/checkout`, {
+      checkout_to_type: "location",
+      assigned_location: here,
+    });
+    assert.equal(moved.body.status, "success");
+    for (const [id, body] of [
+      [ids.placed, { checkout_to_type: "location", assigned_location: place }],
+      [ids.held, { checkout_to_type: "asset", assigned_asset: ids.holder }],
+    ] as const)
+      assert.equal((await call<Envelope>("POST", `/hardware/${id}/checkout`, body)).body.status, "success");
+
+    const found = async (term: string) =>
+      (await call<List<Row>>("GET", `/hardware?search=${encodeURIComponent(term)}`)).body.rows
+        .map((row) => row.id)
+        .sort((a, b) => a - b);
+    const expected: [string, number[]][] = [
+      ["SrcModelName", [ids.model]],
+      ["SrcNumber", [ids.model]],
+      ["227", [ids.model]],
+      ["SrcCategory", [ids.model]],
+      ["SrcMaker", [ids.model]],
+      ["SrcCompany", [ids.company]],
+      ["SrcSupplier", [ids.supplier]],
+      ["SrcHere", [ids.location]],
+      ["SrcHome", [ids.location]],
+      ["SrcLabel", [ids.label]],
+      ["SrcFirst SrcLast", [ids.user]],
+      ["srcuser", [ids.user]],
+      ["SrcSerial", [ids.own]],
+      ["SrcOrder", [ids.own]],
+      ["SrcNotes", [ids.own]],
+      ["SrcPlace", [ids.placed]],
+      // The holder matches by its own name, the asset it holds by its holder's.
+      ["SrcHolderAsset", [ids.holder, ids.held]],
+      ["SrcNothing", []],
+      ["SrcCompany OR SrcSupplier", [ids.company, ids.supplier].sort((a, b) => a - b)],
+    ];
+    for (const [term, wanted] of expected) assert.deepEqual(await found(term), wanted, term);
+  });
+});
