@@ -12,13 +12,13 @@ import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { sendRequest } from "../packages/hooks/test/side-by-side/raw-http.ts";
+import { sendRequest } from "../packages/hooks/test/side-by-side/harness/raw-http.ts";
 import {
   anvilCommand,
   type RunningServer,
   startServer,
   webhookCommand,
-} from "../packages/hooks/test/side-by-side/servers.ts";
+} from "../packages/hooks/test/side-by-side/harness/servers.ts";
 import { hasWrk, type LoadPlan, load, median, type WrkMeasure } from "./load.ts";
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -1,13 +1,13 @@
 // The hook runner as one of anvil's services: `anvil serve` starts it next to the others with
-// createApp(config); `anvil hooks` drives the same parts itself (command.ts) to behave like webhook.
+// createApp(config); `anvil hooks` drives the same parts itself (cli/command.ts) to behave like webhook.
 
 import type { ServiceApp } from "@anvil/core";
-import { Executor } from "./executor.ts";
-import { defaultHooksConfig, type HooksConfig } from "./flags.ts";
-import { type Listener, openListener } from "./listen.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { HookRegistry } from "./registry.ts";
-import { HooksServer } from "./server.ts";
+import { defaultHooksConfig, type HooksConfig } from "./cli/flags.ts";
+import { Executor } from "./command/executor.ts";
+import { HookRegistry } from "./config/registry.ts";
+import { type Listener, openListener } from "./http/listen.ts";
+import { HooksServer } from "./http/server.ts";
+import { createLogger, type Logger } from "./log/logger.ts";
 import type { Hook, Log } from "./types.ts";
 
 /** The running parts of one hook runner. */
@@ -26,7 +26,7 @@ export function completeConfig(config: Partial<HooksConfig>): HooksConfig {
   return complete;
 }
 
-/** How `anvil hooks -workers N` changes one process's parts (see workers.ts). */
+/** How `anvil hooks -workers N` changes one process's parts (see cli/workers.ts). */
 export interface RuntimeOptions {
   /** Where the hooks files' load and reload lines go (a copy process stays quiet: the first one says it). */
   registryLog?: Log;

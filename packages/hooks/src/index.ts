@@ -1,4 +1,4 @@
 // The hook runner's public surface: `anvil serve` uses createApp, `anvil hooks` runHooksCommand.
 export { createApp } from "./app.ts";
-export { runHooksCommand } from "./command.ts";
-export { defaultHooksConfig, type HooksConfig } from "./flags.ts";
+export { runHooksCommand } from "./cli/command.ts";
+export { defaultHooksConfig, type HooksConfig } from "./cli/flags.ts";

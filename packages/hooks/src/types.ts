@@ -1,5 +1,5 @@
 // Shared shapes of the hook runner. Field names follow webhook's hooks file vocabulary
-// (kebab-case keys become camelCase here); config.ts is the only place that reads raw files.
+// (kebab-case keys become camelCase here); config/ is the only place that reads raw files.
 
 /** A JSON number kept as its source text, so `1.50` and 20-digit ids reach commands unchanged. */
 export class JsonNumber {

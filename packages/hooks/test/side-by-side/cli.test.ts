@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { webhookInstalled } from "./harness.ts";
-import { fixturesDir } from "./pair.ts";
-import { anvilCommand, type ServerCommand, webhookCommand } from "./servers.ts";
+import { webhookInstalled } from "./harness/harness.ts";
+import { fixturesDir } from "./harness/pair.ts";
+import { anvilCommand, type ServerCommand, webhookCommand } from "./harness/servers.ts";
 
 interface Outcome {
   code: number | null;

@@ -2,9 +2,9 @@
 // the examples' ./on-ping.sh and ./deploy.sh are the recorder, so what each script would receive
 // is compared.
 import path from "node:path";
-import { mismatch } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get, postForm, postJson } from "./requests.ts";
+import { mismatch } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, postForm, postJson } from "./harness/requests.ts";
 
 const examples = path.resolve(import.meta.dirname, "../../../../examples/hooks");
 const ping = (event: string) =>

@@ -2,10 +2,10 @@
 // Node's child_process. ANVIL_HOOKS_LIBC names a library that does not exist, which forces that
 // path here; commands must still see and answer exactly what webhook's do.
 import path from "node:path";
-import { type Case, sideBySide, type Want } from "./harness.ts";
-import { fixturesDir } from "./pair.ts";
-import type { HttpRequest } from "./raw-http.ts";
-import { get, postJson } from "./requests.ts";
+import { type Case, sideBySide, type Want } from "./harness/harness.ts";
+import { fixturesDir } from "./harness/pair.ts";
+import type { HttpRequest } from "./harness/raw-http.ts";
+import { get, postJson } from "./harness/requests.ts";
 
 const commandFailed =
   "Error occurred while executing the hook's command. Please check your logs for more details.";

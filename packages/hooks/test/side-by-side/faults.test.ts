@@ -3,8 +3,8 @@
 // mapping's indentation, more than 2,000 header fields, a body above anvil's old 32 MiB default,
 // and the cases where anvil refuses on purpose what webhook runs (a malformed chunked body, a
 // body cut short, obs-fold and bare-LF headers).
-import { sideBySide } from "./harness.ts";
-import { boundary, get, multipartBody, post, request } from "./requests.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { boundary, get, multipartBody, post, request } from "./harness/requests.ts";
 
 const hooks = `
 - id: raw

@@ -1,8 +1,8 @@
 // Command-line flags: -urlprefix (multi-segment and empty), -header, -http-methods, -x-request-id,
 // -max-multipart-mem, -logfile, -debug, -nopanic, and the Go flag syntaxes (--flag, -flag=value).
-import { hookNotFound, mismatch, ruleError } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get, postMultipart, request } from "./requests.ts";
+import { hookNotFound, mismatch, ruleError } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, postMultipart, request } from "./harness/requests.ts";
 
 const routerNotFound = { status: 404, body: "404 page not found\n" };
 const globals = { "x-global": "g", "x-multi": "a=b" };

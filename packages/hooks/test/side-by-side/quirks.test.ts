@@ -1,8 +1,8 @@
 // webhook 2.8.0 quirks kept on purpose (spec §8), and the dotted parse-parameters-as-json panic,
 // which the spec names as a bug anvil fixes (each side is held to its own answer there).
-import { fired, mismatch } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get, postJson } from "./requests.ts";
+import { fired, mismatch } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, postJson } from "./harness/requests.ts";
 
 sideBySide("kept quirks and the fixed panic", { hooks: ["quirks.yaml"], recordEnv: [] }, [
   {

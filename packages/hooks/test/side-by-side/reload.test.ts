@@ -1,10 +1,10 @@
 // Reloading hooks files: -hotreload on in-place edits, SIGHUP and SIGUSR1, and the atomic rename
 // that webhook 2.8.0 misses (the spec says anvil must do better: a deliberate difference).
 import { setTimeout as sleep } from "node:timers/promises";
-import { hookNotFound } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import type { PairControl } from "./pair.ts";
-import { get } from "./requests.ts";
+import { hookNotFound } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import type { PairControl } from "./harness/pair.ts";
+import { get } from "./harness/requests.ts";
 
 // /bin/true rather than the recorder: a retried request must not leave a late record behind.
 const hooks = (...ids: string[]) =>

@@ -1,9 +1,9 @@
 // Responses: messages, headers, status codes, capture mode and how commands are found and fail.
 import path from "node:path";
-import { mismatch } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { fixturesDir } from "./pair.ts";
-import { get, request } from "./requests.ts";
+import { mismatch } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { fixturesDir } from "./harness/pair.ts";
+import { get, request } from "./harness/requests.ts";
 
 const commandFailed =
   "Error occurred while executing the hook's command. Please check your logs for more details.";

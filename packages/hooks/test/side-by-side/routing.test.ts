@@ -1,6 +1,6 @@
 // Routing, hooks files (JSON, YAML, several -hooks, case-insensitive keys) and methods.
-import { sideBySide } from "./harness.ts";
-import { get, request } from "./requests.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, request } from "./harness/requests.ts";
 
 // webhook reads every hooks file as YAML, so JSON with trailing commas loads.
 const lenientJson =

@@ -1,7 +1,7 @@
 // Trigger rules: and, or, not, value and regex matches, errors and mismatch codes.
-import { fired, mismatch, ruleError } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get } from "./requests.ts";
+import { fired, mismatch, ruleError } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get } from "./harness/requests.ts";
 
 sideBySide("trigger rules", { hooks: ["rules.yaml"] }, [
   { name: "value: equal", req: get("/hooks/value?token=s3cret"), want: fired },

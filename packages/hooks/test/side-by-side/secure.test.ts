@@ -1,7 +1,7 @@
 // -secure: HTTPS with webhook's default cert.pem/key.pem (a throw-away self-signed pair in the
 // servers' working folder), and the plain-HTTP request Go's TLS server answers itself.
-import { sideBySide } from "./harness.ts";
-import { get } from "./requests.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get } from "./harness/requests.ts";
 
 const overTls = (path: string) => ({ ...get(path), tls: true });
 

@@ -1,7 +1,7 @@
 // Signature rules: payload-hmac-* (and the payload-hash-* aliases), ip-whitelist, scalr-signature.
-import { fired, mismatch, ruleError } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get, hmacHex, post, postJson, postMultipart, scalrDate } from "./requests.ts";
+import { fired, mismatch, ruleError } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, hmacHex, post, postJson, postMultipart, scalrDate } from "./harness/requests.ts";
 
 const body = '{"ref":"refs/heads/main","after":"1.50"}';
 const sha1 = hmacHex("sha1", "mysecret", body);

@@ -1,7 +1,7 @@
 // Request values: every source, dot paths, number literals, Go-style JSON encoding, and how they
 // reach the command as arguments, environment variables and files.
-import { sideBySide } from "./harness.ts";
-import { get, post, postForm, postJson, postMultipart, request } from "./requests.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, post, postForm, postJson, postMultipart, request } from "./harness/requests.ts";
 
 const payload = `{
   "head_commit": {"id": "abc123", "timestamp": "2026-01-02T03:04:05Z", "message": "fix <b> & \\"q\\""},

@@ -1,10 +1,10 @@
 // ANVIL ONLY: the `cat` and `credential` template functions exist in upstream master, not in
 // webhook 2.8.0, so anvil is held to the spec's description (§9) without a side-by-side run.
 import path from "node:path";
-import { mismatch } from "./answers.ts";
-import { anvilOnly } from "./harness.ts";
-import { fixturesDir } from "./pair.ts";
-import { get } from "./requests.ts";
+import { mismatch } from "./harness/answers.ts";
+import { anvilOnly } from "./harness/harness.ts";
+import { fixturesDir } from "./harness/pair.ts";
+import { get } from "./harness/requests.ts";
 
 anvilOnly(
   "anvil only: -template cat and credential",

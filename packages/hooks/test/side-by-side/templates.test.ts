@@ -1,7 +1,7 @@
 // -template: hooks files are Go text/template first (getenv, js, printf, pipelines, comments).
-import { mismatch } from "./answers.ts";
-import { sideBySide } from "./harness.ts";
-import { get, hmacHex, postJson } from "./requests.ts";
+import { mismatch } from "./harness/answers.ts";
+import { sideBySide } from "./harness/harness.ts";
+import { get, hmacHex, postJson } from "./harness/requests.ts";
 
 const body = '{"ok":true}';
 
