@@ -145,11 +145,14 @@ export function monthsBetween(from: string, to: string): number {
 
 /** `YYYY-MM-DD` plus a number of months (the day clamped to the month's end). */
 export function addMonths(day: string, months: number): string {
-  const [y, m, d] = day.split("-").map(Number);
-  const first = new Date(Date.UTC(y, m - 1 + months, 1));
-  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
-  first.setUTCDate(Math.min(d, last));
-  return first.toISOString().slice(0, 10);
+  // Plain arithmetic: it runs for every asset of a list, where Date objects were a visible cost.
+  const total = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 + months;
+  const year = Math.floor(total / 12);
+  const month = total - year * 12 + 1;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const last = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  const date = Math.min(Number(day.slice(8, 10)), last);
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(date).padStart(2, "0")}`;
 }
 
 /** Carbon's diffForHumans for a past or future day: "1 year ago", "3 days from now". */
@@ -205,6 +208,7 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
   const purchased = (row.purchase_date as string | null) ?? null;
   const eolDate = (row.asset_eol_date as string | null) ?? null;
   const warranty = row.warranty_months === null ? null : Number(row.warranty_months);
+  const cost = money(row.purchase_cost as string | null);
   const canCheckout = availableForCheckout(row, label);
   const may = (permission: string) => can(caller, `assets.${permission}`);
   return {
@@ -212,7 +216,7 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
     name: text(row.name),
     asset_tag: text(row.asset_tag),
     serial: text(row.serial),
-    model: related(row.model_id as number, new Map(model ? [[model.id, String(model.name)]] : [])),
+    model: model ? { id: Number(model.id), name: escaped(String(model.name)) } : null,
     byod: bool(row.byod as number),
     requestable: bool(row.requestable as number),
     model_number: model ? escaped(model.model_number as string | null) : null,
@@ -249,12 +253,12 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
     last_checkout: datetime(row.last_checkout as string | null),
     last_checkin: datetime(row.last_checkin as string | null),
     expected_checkin: date(row.expected_checkin as string | null),
-    purchase_cost: money(row.purchase_cost as string | null),
+    purchase_cost: cost,
     checkin_counter: Number(row.checkin_counter ?? 0),
     checkout_counter: Number(row.checkout_counter ?? 0),
     requests_counter: Number(row.requests_counter ?? 0),
     user_can_checkout: canCheckout,
-    book_value: money(row.purchase_cost as string | null),
+    book_value: cost,
     custom_fields: loaded.customFields?.get(row.id) ?? {},
     ...(loaded.components ? { components: loaded.components.get(row.id) ?? [] } : {}),
     available_actions: {
