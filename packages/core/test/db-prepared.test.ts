@@ -1,10 +1,11 @@
 // prepared(): a query built once and kept results on SQLite must never answer from a stale
 // snapshot: not after this process writes, not after another connection commits, and inside a
-// transaction it reads that transaction's own rows.
+// transaction it reads that transaction's own rows. RowMemo: a value derived from such rows is
+// never handed out once one of its rows changed.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Generated, Kysely } from "kysely";
-import { addIdColumn, createDb, type Database, prepared } from "../src/db/index.ts";
+import { addIdColumn, createDb, type Database, prepared, RowMemo } from "../src/db/index.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
 interface Tables {
@@ -100,5 +101,32 @@ forEachDatabase("prepared queries", (database) => {
   test("rows come back frozen, so no caller can change what others read", async () => {
     const [row] = await toolByName(db, "hammer");
     assert.ok(Object.isFrozen(row));
+  });
+
+  test("a RowMemo value is computed again once one of its rows changed, whoever changed it", async () => {
+    const memo = new RowMemo<string>();
+    let computed = 0;
+    const describe = async (key = "k") => {
+      const [hammer] = await toolByName(db, "hammer");
+      const [saw] = await toolByName(db, "saw");
+      return memo.get([hammer, saw], key, () => {
+        computed += 1;
+        return `${hammer.colour}/${saw.colour}`;
+      });
+    };
+    const sqlite = handle.dialect === "sqlite";
+    const first = await describe();
+    assert.equal(await describe(), first);
+    // On SQLite the rows are the same objects while nothing changed, so the value is reused;
+    // elsewhere every read makes new rows and the value is computed each time.
+    assert.equal(computed, sqlite ? 1 : 2);
+    assert.equal(await describe("other key"), first);
+    assert.equal(computed, sqlite ? 2 : 3);
+
+    await db.updateTable("tool").set({ colour: "orange" }).where("name", "=", "saw").execute();
+    assert.equal(await describe(), `${first.split("/")[0]}/orange`);
+    await other.db.updateTable("tool").set({ colour: "pink" }).where("name", "=", "hammer").execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await describe(), "pink/orange");
   });
 });

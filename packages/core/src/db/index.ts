@@ -27,3 +27,4 @@ export {
 } from "./dialect.ts";
 export { type MigrationReport, migrate, type NamedMigration } from "./migrator.ts";
 export { prepared } from "./prepared.ts";
+export { RowMemo } from "./row-memo.ts";

@@ -198,9 +198,17 @@ const topicsByRepository = prepared((db: Kysely<ForgeTables>, repoId: number) =>
   db.selectFrom("repo_topic").select("name").where("repo_id", "=", repoId).orderBy("name"),
 );
 
+/** One repository's topic rows, as prepared() keeps them (the same array while nothing changed). */
+export function topicRowsOfRepository(
+  db: Kysely<ForgeTables>,
+  repoId: number,
+): Promise<readonly { name: string }[]> {
+  return topicsByRepository(db, repoId);
+}
+
 /** One repository's topics, by name. */
 export async function topicsOfRepository(db: Kysely<ForgeTables>, repoId: number): Promise<string[]> {
-  return (await topicsByRepository(db, repoId)).map((row) => row.name);
+  return (await topicRowsOfRepository(db, repoId)).map((row) => row.name);
 }
 
 /** The topics of several repositories, by repository id. */

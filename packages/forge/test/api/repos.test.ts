@@ -3,7 +3,9 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { connectDatabase } from "@anvil/core";
 import { tempDir } from "@anvil/core/testing";
+import type { ForgeTables } from "../../src/schemas/tables.ts";
 import { api, basic, forEachForge } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
 import { makePerson } from "../support/people.ts";
@@ -19,7 +21,7 @@ interface Repo {
   default_branch: string;
   description: string;
   permissions: { admin: boolean; push: boolean; pull: boolean };
-  owner: { login: string };
+  owner: { login: string; full_name: string };
 }
 
 forEachForge("forge repositories and git over HTTP", (forge) => {
@@ -355,6 +357,57 @@ forEachForge("forge repositories and git over HTTP", (forge) => {
     );
     const after = await api<Repo>(forge.url, "GET", "/repos/kim/team-work", { token: await user("lee") });
     assert.deepEqual(after.body.permissions, { admin: false, push: false, pull: true });
+  });
+
+  test("a repository's answer follows every change to the repository, its owner, topics and readers, from this process or another", async () => {
+    await createRepo("erin", { name: "kept" });
+    const frank = await user("frank");
+    const read = async (token?: string) => {
+      // Twice: the second answer is the one a kept rendering would give.
+      await api(forge.url, "GET", "/repos/erin/kept", { token });
+      return (
+        await api<Repo & { topics: string[] }>(forge.url, "GET", "/repos/erin/kept", {
+          token,
+          shape: "Repository",
+        })
+      ).body;
+    };
+    assert.equal((await read()).description, "");
+    assert.equal((await read(frank)).permissions.push, false);
+
+    await api(forge.url, "PATCH", "/repos/erin/kept", {
+      token: await user("erin"),
+      body: { description: "edited" },
+    });
+    assert.equal((await read()).description, "edited");
+    await api(forge.url, "PATCH", "/admin/users/erin", {
+      token: forge.adminToken,
+      body: { source_id: 0, login_name: "erin", full_name: "Erin Example" },
+    });
+    assert.equal((await read()).owner.full_name, "Erin Example");
+    await api(forge.url, "PUT", "/repos/erin/kept/topics", {
+      token: await user("erin"),
+      body: { topics: ["cache"] },
+    });
+    assert.deepEqual((await read()).topics, ["cache"]);
+    await api(forge.url, "PUT", "/repos/erin/kept/collaborators/frank", {
+      token: await user("erin"),
+      body: { permission: "write" },
+    });
+    assert.equal((await read(frank)).permissions.push, true);
+    assert.equal((await read()).permissions.push, false, "anonymous callers keep their own answer");
+
+    const other = await connectDatabase<ForgeTables>(forge.databaseUrl);
+    try {
+      await other.db
+        .updateTable("repository")
+        .set({ description: "from elsewhere" })
+        .where("lower_name", "=", "kept")
+        .execute();
+    } finally {
+      await other.close();
+    }
+    assert.equal((await read()).description, "from elsewhere");
   });
 
   test("topics: replace, add, remove, validated; listed on the repository", async () => {

@@ -21,13 +21,21 @@ export function forEachForge(
     readonly server: Forge;
     readonly adminToken: string;
     readonly url: string;
+    /** The forge's database, for a second connection as another process would hold. */
+    readonly databaseUrl: string;
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
   options: { ssh?: boolean } = {},
 ): void {
   forEachDatabase(title, (database) => {
-    const state = { server: undefined as unknown as Forge, adminToken: "", url: "", sshPort: 0 };
+    const state = {
+      server: undefined as unknown as Forge,
+      adminToken: "",
+      url: "",
+      databaseUrl: "",
+      sshPort: 0,
+    };
     before(async () => {
       state.sshPort = options.ssh ? await freePort() : 0;
       state.server = await startApp(({ dataDir }) =>
@@ -36,6 +44,7 @@ export function forEachForge(
         }),
       );
       state.url = state.server.url;
+      state.databaseUrl = database.url;
       const db = state.server.app.database;
       if (!db) throw new Error("the forge did not open its database");
       const admin = await createUser(db, {

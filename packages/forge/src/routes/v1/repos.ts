@@ -1,4 +1,4 @@
-import { Invalid, type PageWindow } from "@anvil/core";
+import { Invalid, type PageWindow, RowMemo } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CloneUrls, toApiRepository } from "../../convert/repository.ts";
 import { type AccountRow, findAccountsByIds } from "../../repositories/accounts.ts";
@@ -6,6 +6,7 @@ import {
   listRepositories,
   type RepositoryQuery,
   type RepositoryRow,
+  topicRowsOfRepository,
   topicsOf,
   topicsOfRepository,
 } from "../../repositories/repos.ts";
@@ -81,6 +82,40 @@ export async function renderRepository(
     cloneUrls(context, request),
     topics,
   );
+}
+
+// GET /repos/{owner}/{repo} is the forge's most frequent call, and most of its cost was rendering
+// and serializing the same unchanged repository again: its JSON is kept for as long as the rows
+// it comes from are the ones the database hands out (core's RowMemo).
+const repositoryAnswers = new RowMemo<string>();
+const ANONYMOUS = Object.freeze({});
+
+/** Sends a repository as GET /repos/{owner}/{repo} answers it. */
+async function sendRepository(
+  context: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  found: RepositoryContext,
+) {
+  const topics = await topicRowsOfRepository(context.database.db, found.repository.id);
+  const viewer = request.caller?.account;
+  const urls = cloneUrls(context, request);
+  const answer = repositoryAnswers.get(
+    [found.repository, found.owner, viewer ?? ANONYMOUS, topics],
+    `${found.access} ${urls.rootUrl.href} ${urls.ssh?.port}`,
+    () =>
+      JSON.stringify(
+        toApiRepository(
+          found.repository,
+          found.owner,
+          viewer,
+          found.access,
+          urls,
+          topics.map((row) => row.name),
+        ),
+      ),
+  );
+  return reply.type("application/json; charset=utf-8").send(answer);
 }
 
 export async function renderRepositories(
@@ -170,9 +205,9 @@ export function registerRepos(context: ApiContext): void {
     },
   );
 
-  app.get("/repos/:owner/:repo", { ...repo, schema: { params: RepoParams } }, async (request) => {
+  app.get("/repos/:owner/:repo", { ...repo, schema: { params: RepoParams } }, async (request, reply) => {
     const found = await requestedRepository(database, request.params, request);
-    return renderRepository(context, request, found);
+    return sendRepository(context, request, reply, found);
   });
 
   app.patch(
