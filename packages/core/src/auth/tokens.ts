@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 // API tokens are random secrets shown once; only their SHA-256 is stored, so a leaked database
 // does not leak working tokens, and a lookup by hash needs no constant-time compare.
@@ -10,5 +10,6 @@ export function generateTokenSecret(bytes = 20): string {
 
 /** The stored form of a token secret: SHA-256, hex. */
 export function hashToken(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  // The one-shot form: every call with a token hashes, and it skips building a Hash object.
+  return hash("sha256", secret, "hex");
 }

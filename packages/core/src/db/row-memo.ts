@@ -14,36 +14,51 @@ type Chain = WeakMap<object, Chain | Map<string, unknown>>;
 
 /**
  * A memo of values derived from rows: `get(rows, key, compute)` gives the value computed earlier
- * from these very row objects and this key, or computes and keeps it. `rows` must list every row
- * (or frozen result array) the value depends on, always the same number in the same order; `key`
- * holds whatever else it depends on that is not read from the database (a caller's access level,
- * a URL). Kept values go with their rows: nothing here keeps a row alive.
+ * from these very row objects and this key, or computes and keeps it. `rows` lists the rows (or
+ * frozen result arrays) the value depends on that were read before it is computed, always the
+ * same number in the same order; rows read while computing it, after those, need not be listed:
+ * they were read while the listed ones were still current, so they are unchanged too whenever the
+ * listed ones are handed out again. `key` holds whatever else the value depends on that is not
+ * read from the database (a caller's access level, a URL). Kept values go with their rows: nothing
+ * here keeps a row alive.
  */
 export class RowMemo<Value> {
   readonly #chains: Chain = new WeakMap();
 
+  /** The value kept for these rows and key, if any. */
+  find(rows: readonly object[], key: string): Value | undefined {
+    return this.#values(rows, false)?.get(key);
+  }
+
+  /** Keeps a value for these rows and key. */
+  keep(rows: readonly object[], key: string, value: Value): void {
+    const values = this.#values(rows, true) as Map<string, Value>;
+    if (values.size >= KEYS_PER_ROW) values.clear();
+    values.set(key, value);
+  }
+
+  /** The value kept for these rows and key, computed and kept when there is none. */
   get(rows: readonly object[], key: string, compute: () => Value): Value {
-    let level: Chain = this.#chains;
-    for (let i = 0; i < rows.length - 1; i++) {
-      let next = level.get(rows[i]) as Chain | undefined;
-      if (next === undefined) {
-        next = new WeakMap();
-        level.set(rows[i], next);
-      }
-      level = next;
-    }
-    const last = rows[rows.length - 1];
-    let values = level.get(last) as Map<string, Value> | undefined;
-    if (values === undefined) {
-      values = new Map();
-      level.set(last, values);
-    }
-    let value = values.get(key);
+    let value = this.find(rows, key);
     if (value === undefined) {
       value = compute();
-      if (values.size >= KEYS_PER_ROW) values.clear();
-      values.set(key, value);
+      this.keep(rows, key, value);
     }
     return value;
+  }
+
+  #values(rows: readonly object[], create: boolean): Map<string, Value> | undefined {
+    let level: Chain = this.#chains;
+    for (let i = 0; i < rows.length; i++) {
+      let next = level.get(rows[i]);
+      if (next === undefined) {
+        if (!create) return undefined;
+        next = i === rows.length - 1 ? new Map<string, Value>() : (new WeakMap() as Chain);
+        level.set(rows[i], next);
+      }
+      if (i === rows.length - 1) return next as Map<string, Value>;
+      level = next as Chain;
+    }
+    return undefined;
   }
 }

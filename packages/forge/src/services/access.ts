@@ -1,4 +1,4 @@
-import { readBool } from "@anvil/core";
+import { RowMemo, readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import {
   collaborationModes,
@@ -58,6 +58,10 @@ function granted(
   return Math.max(collaboration ?? ACCESS_NONE, ...modes.map(accessLevel));
 }
 
+// A signed-in caller's access is asked for on nearly every call they make; it is kept while the
+// repository, its owner and the caller are unchanged (core's RowMemo), and with them their grants.
+const grantedAccess = new RowMemo<number>();
+
 export async function repositoryAccess(
   database: ForgeDatabase,
   repository: RepositoryRow,
@@ -67,16 +71,21 @@ export async function repositoryAccess(
   // Owners and site admins need no look-up at all.
   if (!viewer || isAdmin(viewer) || viewer.id === owner.id)
     return accessFrom(repository, owner, viewer, ACCESS_NONE);
+  const rows = [repository, owner, viewer];
+  const kept = grantedAccess.find(rows, "");
+  if (kept !== undefined) return kept;
   const [collaboration, teamModes] = await Promise.all([
     findCollaboration(database.db, repository.id, viewer.id),
     owner.type === ACCOUNT_ORGANIZATION ? teamModesOn(database.db, viewer.id, repository) : [],
   ]);
-  return accessFrom(
+  const access = accessFrom(
     repository,
     owner,
     viewer,
     Math.max(collaboration?.mode ?? ACCESS_NONE, ...teamModes.map(accessLevel)),
   );
+  grantedAccess.keep(rows, "", access);
+  return access;
 }
 
 /** repositoryAccess for a page of repositories, with two queries for the viewer's grants. */

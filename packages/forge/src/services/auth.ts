@@ -1,4 +1,4 @@
-import { Forbidden, NotFound, readBool, Unauthorized, verifyPassword } from "@anvil/core";
+import { Forbidden, NotFound, RowMemo, readBool, Unauthorized, verifyPassword } from "@anvil/core";
 import {
   type AccountRow,
   findAccountById,
@@ -32,11 +32,20 @@ function decodeBasic(value: string): { user: string; password: string } | undefi
   return colon === -1 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+// A token's caller is kept while its row is unchanged (core's RowMemo), and with it its account.
+const tokenCallers = new RowMemo<Readonly<Caller> | null>();
+
 async function byToken(database: ForgeDatabase, secret: string): Promise<Caller | undefined> {
   const token = await findToken(database, secret);
   if (!token) return undefined;
+  const kept = tokenCallers.find([token], "");
+  if (kept !== undefined) return kept ?? undefined;
   const account = await findAccountById(database.db, token.account_id);
-  return account && { account, via: "token", scopes: token.scopes.split(",") };
+  const caller = account
+    ? Object.freeze({ account, via: "token" as const, scopes: token.scopes.split(",") })
+    : null;
+  tokenCallers.keep([token], "", caller);
+  return caller ?? undefined;
 }
 
 // Basic auth carries either a password or a token: as the password, or as the user name with an

@@ -4,6 +4,7 @@ import {
   hashToken,
   isUniqueViolation,
   NotFound,
+  RowMemo,
   readTime,
   toStoredTime,
 } from "@anvil/core";
@@ -77,6 +78,9 @@ export async function deleteAccessToken(
     throw new NotFound(`access token does not exist [id: 0]`);
 }
 
+// Parsed once per token row (core's RowMemo), not on every call the token makes.
+const lastUsedTimes = new RowMemo<number>();
+
 /** The token a secret belongs to, noting its use; undefined when no token has this secret. */
 export async function findToken(
   database: ForgeDatabase,
@@ -85,12 +89,12 @@ export async function findToken(
   if (!looksLikeToken(secret)) return undefined;
   const token = await findTokenByHash(database.db, hashToken(secret));
   if (token === undefined) return undefined;
-  const now = new Date();
-  if (
-    token.last_used_at === null ||
-    now.getTime() - readTime(token.last_used_at).getTime() > LAST_USED_RESOLUTION_MS
-  ) {
-    await touchToken(database.db, token.id, toStoredTime(now, database.dialect));
+  const now = Date.now();
+  const lastUsed = lastUsedTimes.get([token], "", () =>
+    token.last_used_at === null ? Number.NEGATIVE_INFINITY : readTime(token.last_used_at).getTime(),
+  );
+  if (now - lastUsed > LAST_USED_RESOLUTION_MS) {
+    await touchToken(database.db, token.id, toStoredTime(new Date(now), database.dialect));
   }
   return token;
 }

@@ -148,6 +148,9 @@ forEachForge("forge accounts: tokens, users, admin", (forge) => {
   test("tokens are deleted by id or by name and stop working", async () => {
     const first = await tokenFor("root", "rootpassword", "first", ["all"]);
     const second = await tokenFor("root", "rootpassword", "second", ["all"]);
+    // Used first, so a caller kept for a token is known to go with it.
+    assert.equal((await api(forge.url, "GET", "/user", { token: first.sha1 })).status, 200);
+    assert.equal((await api(forge.url, "GET", "/user", { token: second.sha1 })).status, 200);
     assert.equal(
       (await api(forge.url, "DELETE", `/users/root/tokens/${first.id}`, { auth: root })).status,
       204,
@@ -261,6 +264,23 @@ forEachForge("forge accounts: tokens, users, admin", (forge) => {
     assert.equal(malformed.status, 422);
     const after = await api(forge.url, "GET", "/admin/users", { token: forge.adminToken });
     assert.equal(after.headers.get("x-total-count"), before.headers.get("x-total-count"));
+  });
+
+  test("a token stops working as soon as its user may not sign in, and works again once allowed", async () => {
+    await makeUser("gina", { password: "password123" });
+    const token = await tokenFor("gina", "password123", "daily", ["all"]);
+    assert.equal((await api(forge.url, "GET", "/user", { token: token.sha1 })).status, 200);
+    const edit = (body: Record<string, unknown>) =>
+      api(forge.url, "PATCH", "/admin/users/gina", {
+        token: forge.adminToken,
+        body: { source_id: 0, login_name: "gina", ...body },
+      });
+    await edit({ prohibit_login: true });
+    const refused = await api<{ message: string }>(forge.url, "GET", "/user", { token: token.sha1 });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.message, "user is prohibited from signing in");
+    await edit({ prohibit_login: false });
+    assert.equal((await api(forge.url, "GET", "/user", { token: token.sha1 })).status, 200);
   });
 
   test("a user who must change their password is refused by the API until an admin clears it", async () => {

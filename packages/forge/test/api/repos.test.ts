@@ -396,6 +396,8 @@ forEachForge("forge repositories and git over HTTP", (forge) => {
     });
     assert.equal((await read(frank)).permissions.push, true);
     assert.equal((await read()).permissions.push, false, "anonymous callers keep their own answer");
+    await api(forge.url, "DELETE", "/repos/erin/kept/collaborators/frank", { token: await user("erin") });
+    assert.equal((await read(frank)).permissions.push, false);
 
     const other = await connectDatabase<ForgeTables>(forge.databaseUrl);
     try {
