@@ -6,7 +6,8 @@
 // (NODE_OPTIONS of the inventory process only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_SCENARIOS (letters of the scenarios to run, e.g. "be"; all by default).
 // The same file also runs the reference server, in a process of its own:
-// `inventory.ts --reference <database-url> <port>`.
+// `inventory.ts --reference <database-url> <port>`; `inventory.ts --seed <database-url>` only
+// seeds a database (migrating it first) and keeps it, to profile a server by hand.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -665,4 +666,5 @@ function report(result: {
 
 const [role, where, port] = process.argv.slice(2);
 if (role === "--reference") await serveReference(where, "assets", Number(port));
+else if (role === "--seed") await seed(where);
 else await main();

@@ -65,6 +65,26 @@ forEachDatabase("connectDatabase", (database) => {
     }
   });
 
+  test("PostgreSQL connections run without JIT compiling", {
+    skip: database.dialect === "sqlite" && "PostgreSQL only: SQLite has no JIT",
+  }, async () => {
+    const handle = await connectDatabase(database.url, { poolSize: 2 });
+    try {
+      // Both connections of the pool, not just the first.
+      const results = await Promise.all(
+        Array.from({ length: 2 }, () =>
+          sql<{ jit: string }>`select current_setting('jit') as jit, pg_sleep(0.05)`.execute(handle.db),
+        ),
+      );
+      assert.deepEqual(
+        results.map((r) => r.rows[0].jit),
+        ["off", "off"],
+      );
+    } finally {
+      await handle.close();
+    }
+  });
+
   for (const reporting of ["with-logger", "without-logger"] as const) {
     test(`an idle pooled connection the server drops is reported (${reporting}); the process lives on and reconnects`, {
       skip: database.dialect === "sqlite" && "PostgreSQL only: SQLite has no server to drop it",

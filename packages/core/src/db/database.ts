@@ -136,6 +136,10 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
   const pool = new pg.Pool({
     connectionString: location,
     max: options.poolSize ?? 10,
+    // PostgreSQL's JIT compiles any query its planner costs high, such as a search's count over a
+    // large table with a dozen ILIKE subqueries: 1.3 s of compiling for a query that then runs in
+    // 0.24 s (bench/inventory.ts). Short API queries never earn it back.
+    options: "-c jit=off",
     types: {
       getTypeParser: (oid: number, format?: string) => {
         // Counts and bigint ids come back as numbers on both databases.

@@ -532,5 +532,7 @@ export async function customFieldListing(
 
 /** Search (spec §4): whether any custom value of the asset, encrypted ones aside, contains the term. */
 export function customValueContains(dialect: DialectName, term: string): Expression<SqlBool> {
-  return sql<SqlBool>`exists (select 1 from asset_custom_values as custom_value join custom_fields as field on field.id = custom_value.custom_field_id where custom_value.asset_id = assets.id and not field.field_encrypted and ${containsText(dialect, sql.ref("custom_value.value"), term)})`;
+  // An id list, not a correlated EXISTS: inside the search's OR, PostgreSQL ran an EXISTS once per
+  // asset (1.5 s a search over 100,000 assets); the list is made once a query.
+  return sql<SqlBool>`assets.id in (select custom_value.asset_id from asset_custom_values as custom_value join custom_fields as field on field.id = custom_value.custom_field_id where not field.field_encrypted and ${containsText(dialect, sql.ref("custom_value.value"), term)})`;
 }
