@@ -32,19 +32,23 @@ export class RowMemo<Value> {
 
   /** Keeps a value for these rows and key. */
   keep(rows: readonly object[], key: string, value: Value): void {
-    const values = this.#values(rows, true) as Map<string, Value>;
-    if (values.size >= KEYS_PER_ROW) values.clear();
-    values.set(key, value);
+    this.#store(this.#values(rows, true) as Map<string, Value>, key, value);
   }
 
   /** The value kept for these rows and key, computed and kept when there is none. */
   get(rows: readonly object[], key: string, compute: () => Value): Value {
-    let value = this.find(rows, key);
+    const values = this.#values(rows, true) as Map<string, Value>;
+    let value = values.get(key);
     if (value === undefined) {
       value = compute();
-      this.keep(rows, key, value);
+      this.#store(values, key, value);
     }
     return value;
+  }
+
+  #store(values: Map<string, Value>, key: string, value: Value): void {
+    if (values.size >= KEYS_PER_ROW) values.clear();
+    values.set(key, value);
   }
 
   #values(rows: readonly object[], create: boolean): Map<string, Value> | undefined {

@@ -8,7 +8,6 @@ import {
   type RepositoryRow,
   topicRowsOfRepository,
   topicsOf,
-  topicsOfRepository,
 } from "../../repositories/repos.ts";
 import { CreateRepoOption, EditRepoOption, RepoParams, RepoSearchQuery } from "../../schemas/repos.ts";
 import { UsernameParams } from "../../schemas/users.ts";
@@ -68,20 +67,30 @@ export async function renderRepositoryFor(
   return renderRepository(context, request, { repository, owner, access });
 }
 
-export async function renderRepository(
+/** A repository as the API shows it to the request's caller, from its topic rows. */
+function repositoryAnswer(
   context: ApiContext,
   request: FastifyRequest,
   found: RepositoryContext,
+  topics: readonly { name: string }[],
 ) {
-  const topics = await topicsOfRepository(context.database.db, found.repository.id);
   return toApiRepository(
     found.repository,
     found.owner,
     request.caller?.account,
     found.access,
     cloneUrls(context, request),
-    topics,
+    topics.map((row) => row.name),
   );
+}
+
+export async function renderRepository(
+  context: ApiContext,
+  request: FastifyRequest,
+  found: RepositoryContext,
+) {
+  const topics = await topicRowsOfRepository(context.database.db, found.repository.id);
+  return repositoryAnswer(context, request, found, topics);
 }
 
 // GET /repos/{owner}/{repo} is the forge's most frequent call, and most of its cost was rendering
@@ -98,22 +107,11 @@ async function sendRepository(
   found: RepositoryContext,
 ) {
   const topics = await topicRowsOfRepository(context.database.db, found.repository.id);
-  const viewer = request.caller?.account;
-  const urls = cloneUrls(context, request);
   const answer = repositoryAnswers.get(
-    [found.repository, found.owner, viewer ?? ANONYMOUS, topics],
-    `${found.access} ${urls.rootUrl.href} ${urls.ssh?.port}`,
-    () =>
-      JSON.stringify(
-        toApiRepository(
-          found.repository,
-          found.owner,
-          viewer,
-          found.access,
-          urls,
-          topics.map((row) => row.name),
-        ),
-      ),
+    [found.repository, found.owner, request.caller?.account ?? ANONYMOUS, topics],
+    // The rest of what the answer depends on: the access, and the root URL and SSH port in its URLs.
+    `${found.access} ${request.rootUrl.href} ${context.sshPort}`,
+    () => JSON.stringify(repositoryAnswer(context, request, found, topics)),
   );
   return reply.type("application/json; charset=utf-8").send(answer);
 }
