@@ -62,9 +62,13 @@ describe("anvil serve", () => {
       assert.equal(await hooksHealth.text(), "OK");
       assert.ok(existsSync(join(dir.path, "forge.db")), "forge database under the data dir");
       assert.ok(existsSync(join(dir.path, "inventory.db")), "inventory database under the data dir");
-    } finally {
+    } catch (error) {
+      // What anvil said is the likeliest explanation of a service that never answered.
       child.kill("SIGTERM");
+      const said = await finished;
+      throw new Error(`${(error as Error).message}; anvil serve exited ${said.code}: ${said.stderr}`);
     }
+    child.kill("SIGTERM");
     const result = await finished;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.signal, null);

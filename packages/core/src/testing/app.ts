@@ -30,18 +30,30 @@ export async function startApp<A extends ServiceApp>(
   };
 }
 
-/** A port nothing listens on right now (for processes that must be told their port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
+/** Ports freePort handed out in this process: released at once, the system may offer one again. */
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on right now and not handed out before in this process (for processes
+ * that must be told their port: several asked for in a row must differ).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address();
+        server.close(() =>
+          typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+        );
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** A service's config for a test: 127.0.0.1, a port the system picks, no log output. */
