@@ -35,9 +35,13 @@ export function registerHoldings({ app, database }: ApiContext): void {
     type: "location",
     id: (await findResource(database, locations, idParam(request), undefined, caller)).id,
   });
-  const user = async (request: FastifyRequest, caller: Caller): Promise<Holder> => ({
+  const user = async (
+    request: FastifyRequest,
+    caller: Caller,
+    trashed: "with" | "without" = "without",
+  ): Promise<Holder> => ({
     type: "user",
-    id: (await findResource(database, users, idParam(request), undefined, caller)).id,
+    id: (await findResource(database, users, idParam(request), undefined, caller, trashed)).id,
   });
   /** Assets checked out to the holder, whatever their label (what it holds is all it holds). */
   const assetsOf = (holder: Holder): AssetListScope => ({
@@ -114,7 +118,8 @@ export function registerHoldings({ app, database }: ApiContext): void {
   });
   app.get("/users/:id/licenses", schema("users"), async (request, reply) => {
     const caller = allowed(request, "users.view", "licenses.view");
-    const page = await heldLicenses(database, caller, await user(request, caller), query(request));
+    // Snipe-IT reads a deleted user's licenses on purpose (withTrashed), unlike their other holdings.
+    const page = await heldLicenses(database, caller, await user(request, caller, "with"), query(request));
     return sendList(request, reply, page.params, page);
   });
 }
