@@ -66,6 +66,7 @@ export const users: ResourceDefinition = {
   itemType: "user",
   notFound: "User not found",
   deleteNotFound: "User does not exist or you do not have permission view them.",
+  deleteFindsTrashed: true,
   messages: {
     create: "User created successfully.",
     update: "User updated successfully.",

@@ -63,6 +63,8 @@ export interface ResourceDefinition {
   notFound: string;
   /** The answer of DELETE for an id that does not exist, where it differs. */
   deleteNotFound?: string;
+  /** DELETE finds soft-deleted rows too, for `checkDelete` to refuse in its words (users: `withTrashed`). */
+  deleteFindsTrashed?: boolean;
   messages: { create: string; update: string; delete: string };
   /**
    * POST /<path>/{id}/restore, for resources that have it. Snipe-IT puts the message in the payload
@@ -391,7 +393,8 @@ export async function deleteResource(
 ): Promise<void> {
   await inTransaction(database, definition, async (trx) => {
     const context: WriteContext = { database, trx, caller, origin };
-    const row = await findResource(database, definition, id, trx, caller).catch((error) => {
+    const trashed = definition.deleteFindsTrashed ? "with" : "without";
+    const row = await findResource(database, definition, id, trx, caller, trashed).catch((error) => {
       throw definition.deleteNotFound && error instanceof NotFound
         ? new NotFound(definition.deleteNotFound)
         : error;

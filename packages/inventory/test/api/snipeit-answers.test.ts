@@ -57,7 +57,7 @@ forEachInventory("inventory API: Snipe-IT 8's answers", (inventory) => {
     assert.equal(after.body.category_type, "Accessory");
   });
 
-  test("a soft-deleted manufacturer, model or user is not found by id until restored", async () => {
+  test("a soft-deleted manufacturer, model or user is not found by id until restored, but where Snipe-IT reads it", async () => {
     const assetCategory = await category(inventory, "asset", "Deleted things");
     const records = [
       {
@@ -97,16 +97,24 @@ forEachInventory("inventory API: Snipe-IT 8's answers", (inventory) => {
         headers: STRICT,
       });
       assert.equal(patched.status, 404, `PATCH /${path}/${id}: ${JSON.stringify(patched.body)}`);
+    }
+
+    const [maker, model, user] = records;
+    for (const { path, id } of [maker, model]) {
       const again = await api<Envelope>(inventory, "DELETE", `/${path}/${id}`, { headers: STRICT });
       assert.equal(again.status, 404, `DELETE /${path}/${id} again: ${JSON.stringify(again.body)}`);
     }
-
-    const [, , user] = records;
-    // Snipe-IT reads a deleted user's licenses on purpose, and nothing else of theirs.
+    // Where Snipe-IT reads deleted users on purpose (withTrashed): a delete, their assets and licenses.
+    const again = await api<Envelope>(inventory, "DELETE", `/users/${user.id}`);
+    assert.deepEqual(again.body.messages, { deleted_at: ["This user has already been deleted."] });
     const licenses = await api<List>(inventory, "GET", `/users/${user.id}/licenses`);
     assert.deepEqual(licenses.body, { total: 0, rows: [] });
-    const assets = await api<Envelope>(inventory, "GET", `/users/${user.id}/assets`, { headers: STRICT });
-    assert.equal(assets.status, 404);
+    const assets = await api<List>(inventory, "GET", `/users/${user.id}/assets`);
+    assert.deepEqual(assets.body, { total: 0, rows: [] });
+    const accessories = await api<Envelope>(inventory, "GET", `/users/${user.id}/accessories`, {
+      headers: STRICT,
+    });
+    assert.equal(accessories.status, 404);
 
     for (const { path, id } of records) {
       const restored = await api<Envelope>(inventory, "POST", `/${path}/${id}/restore`);
