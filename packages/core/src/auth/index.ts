@@ -1,2 +1,21 @@
-export { hashPassword, verifyPassword } from "./passwords.ts";
+export {
+  createLoginThrottleTable,
+  DEFAULT_LOGIN_LIMITS,
+  type LoginLimits,
+} from "./login-throttle.ts";
+export {
+  checkPasswordLogin,
+  type PasswordAccounts,
+  type PasswordLogin,
+  TOO_MANY_LOGINS,
+} from "./password-login.ts";
+export {
+  hashPassword,
+  OWASP_SCRYPT_COST,
+  passwordHashCost,
+  passwordNeedsRehash,
+  type ScryptCost,
+  setPasswordHashCost,
+  verifyPassword,
+} from "./passwords.ts";
 export { generateTokenSecret, hashToken } from "./tokens.ts";
