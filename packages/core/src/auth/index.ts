@@ -1,8 +1,4 @@
-export {
-  createLoginThrottleTable,
-  DEFAULT_LOGIN_LIMITS,
-  type LoginLimits,
-} from "./login-throttle.ts";
+export { createLoginThrottleTable } from "./login-throttle.ts";
 export {
   checkPasswordLogin,
   type PasswordAccounts,

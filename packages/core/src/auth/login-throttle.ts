@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import { isIPv6 } from "node:net";
 import { sql } from "kysely";
+import type { LoginLimits } from "../config/service-settings.ts";
 import type { AnyKysely } from "../db/database.ts";
 
 // Failed password logins counted in the database, so that every process of a service shares the
@@ -10,24 +11,6 @@ import type { AnyKysely } from "../db/database.ts";
 // before the first failure is written; a success takes its count back. An address that signed in
 // to an account recently stays exempt from that account's limit (not from its own), so strangers'
 // failures cannot lock a user out of the places they already use.
-
-export interface LoginLimits {
-  /** Failed logins to one account name within a window before further ones are refused; 0: no limit. */
-  accountFailures: number;
-  /** Failed logins from one client address (an IPv6 /64) within a window; 0: no limit. */
-  addressFailures: number;
-  /** The sliding window, in seconds. */
-  windowSeconds: number;
-  /** How long an address that signed in to an account is exempt from that account's limit, in seconds. */
-  trustSeconds: number;
-}
-
-export const DEFAULT_LOGIN_LIMITS: Readonly<LoginLimits> = Object.freeze({
-  accountFailures: 10,
-  addressFailures: 30,
-  windowSeconds: 15 * 60,
-  trustSeconds: 30 * 24 * 60 * 60,
-});
 
 export const LOGIN_THROTTLE_TABLE = "login_throttle";
 

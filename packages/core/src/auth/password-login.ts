@@ -1,11 +1,7 @@
+import type { LoginLimits } from "../config/service-settings.ts";
 import type { AnyKysely } from "../db/database.ts";
 import { TooManyRequests } from "../errors.ts";
-import {
-  type LoginAttempt,
-  type LoginLimits,
-  reserveLoginAttempt,
-  settleLoginAttempt,
-} from "./login-throttle.ts";
+import { type LoginAttempt, reserveLoginAttempt, settleLoginAttempt } from "./login-throttle.ts";
 import { hashPassword, passwordNeedsRehash, verifyPassword } from "./passwords.ts";
 
 // Every password login of every service goes through here: the API's basic auth, git over HTTP,
