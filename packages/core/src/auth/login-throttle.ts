@@ -189,6 +189,7 @@ export async function settleLoginAttempt(
 ): Promise<void> {
   if (!succeeded) return;
   if (reserved.subjects.length > 0) await takeBack(db, reserved);
+  if (limits.trustSeconds <= 0) return;
   const expiresAt = Math.floor(nowMs / 1000) + limits.trustSeconds;
   await db
     .insertInto(LOGIN_THROTTLE_TABLE)

@@ -20,7 +20,6 @@ const MAX_R = 16;
 const MAX_P = 4;
 
 let cost: Readonly<ScryptCost> = OWASP_SCRYPT_COST;
-let dummyHash: Promise<string> | undefined;
 
 /**
  * Sets the cost of new hashes for this process. Only the test suites call it, to a lower cost
@@ -28,21 +27,46 @@ let dummyHash: Promise<string> | undefined;
  */
 export function setPasswordHashCost(next: ScryptCost): void {
   cost = Object.freeze({ ...next });
-  dummyHash = undefined;
 }
 
 export function passwordHashCost(): Readonly<ScryptCost> {
   return cost;
 }
 
-// On the libuv thread pool: a 128 MiB derivation never blocks the event loop. OpenSSL needs
+// At most this many derivations run at once in a process: each takes 128 MiB at OWASP's cost and
+// a thread of libuv's pool (4 by default), which file reads share; the others wait their turn.
+const MAX_CONCURRENT = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function turn(): Promise<void> {
+  if (running < MAX_CONCURRENT) {
+    running++;
+    return;
+  }
+  // The slot is handed over by the derivation that ends, so `running` stays counted.
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function endTurn(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
+// On the libuv thread pool, so a derivation never blocks the event loop. OpenSSL needs
 // 128·r·(N+p+2) bytes, so maxmem is exactly that, whatever the cost.
-function derive(password: string, salt: Buffer, { N, r, p }: ScryptCost): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: 128 * r * (N + p + 2) }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
+async function derive(password: string, salt: Buffer, { N, r, p }: ScryptCost): Promise<Buffer> {
+  await turn();
+  try {
+    return await new Promise((resolve, reject) => {
+      scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: 128 * r * (N + p + 2) }, (error, key) =>
+        error ? reject(error) : resolve(key),
+      );
+    });
+  } finally {
+    endTurn();
+  }
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -73,11 +97,10 @@ function parseStored(stored: string): StoredHash | undefined {
   return { cost: { N, r, p }, salt: Buffer.from(parts[4], "base64"), key };
 }
 
-// A hash of a password nobody knows, at the current cost: checked against when there is no
-// usable stored hash, so that an unknown user costs what a known one does.
-function costlyStandIn(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString("base64"));
-  return dummyHash;
+// Checked against when there is no usable stored hash, so that an unknown user costs what a known
+// one does: the current cost, a random salt, and a random key no password derives.
+function standIn(): StoredHash {
+  return { cost, salt: randomBytes(16), key: randomBytes(KEY_LENGTH) };
 }
 
 /**
@@ -87,7 +110,7 @@ function costlyStandIn(): Promise<string> {
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
   const parsed = stored === undefined ? undefined : parseStored(stored);
-  const target = parsed ?? (parseStored(await costlyStandIn()) as StoredHash);
+  const target = parsed ?? standIn();
   const key = await derive(password, target.salt, target.cost);
   const matches = key.length === target.key.length && timingSafeEqual(key, target.key);
   return parsed !== undefined && matches;

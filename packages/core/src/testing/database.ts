@@ -83,6 +83,7 @@ export const TEST_SCRYPT_COST: Readonly<ScryptCost> = Object.freeze({ N: 2 ** 10
 /**
  * Runs `body` once per database: SQLite always, PostgreSQL too when TEST_PG_URL is set
  * (TEST_DB_ONLY narrows it to one). Each run gets a database of its own, dropped afterwards.
+ * Passwords hashed in this process from then on use TEST_SCRYPT_COST.
  */
 export function forEachDatabase(title: string, body: (database: TestDatabase) => void): void {
   setPasswordHashCost(TEST_SCRYPT_COST);
