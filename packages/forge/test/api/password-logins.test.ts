@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { OWASP_SCRYPT_COST, passwordHashCost, setPasswordHashCost } from "@anvil/core";
-import { TEST_SCRYPT_COST, tempDir } from "@anvil/core/testing";
+import { serviceConfig, startApp, TEST_SCRYPT_COST, tempDir } from "@anvil/core/testing";
+import { createApp } from "../../src/index.ts";
 import { api, basic, type Forge, forEachForge } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
 import { makeUser } from "../support/people.ts";
@@ -147,6 +148,19 @@ forEachForge(
         assertRefused(viaApi);
       } finally {
         await work.remove();
+      }
+    });
+
+    test("failures counted by one server limit another on the same database", async () => {
+      const other = await startApp(({ dataDir }) =>
+        createApp(serviceConfig(dataDir, forge.databaseUrl, { trustProxy: true }), { loginLimits: LIMITS }),
+      );
+      try {
+        for (const address of ["10.0.6.1", "10.0.6.2", "10.0.6.3"])
+          assert.equal((await whoAmI(forge.url, "shared", "guess", address)).status, 401);
+        assertRefused(await whoAmI(other.url, "shared", "guess", "10.0.6.4"));
+      } finally {
+        await other.close();
       }
     });
 
