@@ -27,7 +27,15 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
     shutdownGraceMs: settings["shutdown-grace"] * 1000,
   };
   return name === "forge"
-    ? createForge(config, { sshPort: settings["forge.ssh-port"] })
+    ? createForge(config, {
+        sshPort: settings["forge.ssh-port"],
+        loginLimits: {
+          accountFailures: settings["forge.login-failures-per-account"],
+          addressFailures: settings["forge.login-failures-per-address"],
+          windowSeconds: settings["forge.login-failure-window"],
+          trustSeconds: settings["forge.login-trusted-address-days"] * 86_400,
+        },
+      })
     : createInventory(config, {
         apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],
         fullMultipleCompaniesSupport: settings["inventory.full-multiple-companies-support"],

@@ -1,5 +1,11 @@
 import { join } from "node:path";
-import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/core";
+import {
+  createHttpService,
+  DEFAULT_LOGIN_LIMITS,
+  type HttpService,
+  type LoginLimits,
+  type ServiceConfig,
+} from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerGitTransport } from "./routes/git.ts";
@@ -14,6 +20,8 @@ export interface ForgeOptions {
   sshPort?: number;
   /** Gitea's DEFAULT_PAGING_NUM (30) and MAX_RESPONSE_ITEMS (50). */
   paging?: { defaultLimit: number; maxLimit: number };
+  /** Failed password logins allowed per account name and per address (API and git over HTTP). */
+  loginLimits?: LoginLimits;
 }
 
 /** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
@@ -38,8 +46,9 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
     register: async (app, database) => {
       registerHealth(app, database);
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
-      await registerApiV1(app, database, { paging, storage, sshPort });
-      await registerGitTransport(app, database, storage);
+      const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
+      await registerApiV1(app, database, { paging, storage, sshPort, loginLimits });
+      await registerGitTransport(app, database, storage, loginLimits);
     },
     companions:
       sshPort === undefined

@@ -78,6 +78,21 @@ export async function updateAccount(
   return db.updateTable("account").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
 }
 
+/** Stores a new hash of the same password, unless the password was changed meanwhile. */
+export async function replacePasswordHash(
+  db: Kysely<ForgeTables>,
+  id: number,
+  previous: string,
+  next: string,
+): Promise<void> {
+  await db
+    .updateTable("account")
+    .set({ password_hash: next })
+    .where("id", "=", id)
+    .where("password_hash", "=", previous)
+    .execute();
+}
+
 export async function deleteAccount(db: Kysely<ForgeTables>, id: number): Promise<void> {
   await db.deleteFrom("account").where("id", "=", id).execute();
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
+import type { LoginLimits } from "@anvil/core";
 import { forEachDatabase, freePort, type StartedApp, serviceConfig, startApp } from "@anvil/core/testing";
 import { createApp } from "../../src/index.ts";
 import { createUser } from "../../src/services/accounts.ts";
@@ -26,7 +27,7 @@ export function forEachForge(
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
-  options: { ssh?: boolean } = {},
+  options: { ssh?: boolean; loginLimits?: LoginLimits; trustProxy?: boolean } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = {
@@ -39,9 +40,13 @@ export function forEachForge(
     before(async () => {
       state.sshPort = options.ssh ? await freePort() : 0;
       state.server = await startApp(({ dataDir }) =>
-        createApp(serviceConfig(dataDir, database.url, { rootUrl: "http://forge.test/" }), {
-          sshPort: state.sshPort,
-        }),
+        createApp(
+          serviceConfig(dataDir, database.url, {
+            rootUrl: "http://forge.test/",
+            trustProxy: options.trustProxy,
+          }),
+          { sshPort: state.sshPort, loginLimits: options.loginLimits },
+        ),
       );
       state.url = state.server.url;
       state.databaseUrl = database.url;

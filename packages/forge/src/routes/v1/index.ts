@@ -1,4 +1,4 @@
-import { Forbidden, type HttpServer, readBool } from "@anvil/core";
+import { Forbidden, type HttpServer, type LoginLimits, readBool } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
@@ -23,6 +23,8 @@ export interface ApiOptions {
   paging: { defaultLimit: number; maxLimit: number };
   storage: Storage;
   sshPort?: number;
+  /** Failed password logins allowed per account name and per address. */
+  loginLimits: LoginLimits;
 }
 
 function queryValue(request: FastifyRequest, ...names: string[]): string | undefined {
@@ -34,8 +36,13 @@ function queryValue(request: FastifyRequest, ...names: string[]): string | undef
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Sets `request.caller` from the request's credentials, acting as the `Sudo` user when asked. */
-async function identify(database: ForgeDatabase, request: FastifyRequest, credentials: Credentials) {
-  const caller = await authenticate(database, credentials);
+async function identify(
+  database: ForgeDatabase,
+  limits: LoginLimits,
+  request: FastifyRequest,
+  credentials: Credentials,
+) {
+  const caller = await authenticate(database, limits, credentials);
   const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
   request.caller =
     caller && typeof sudoName === "string" && sudoName !== ""
@@ -64,7 +71,11 @@ export async function registerApiV1(
         const authorization = request.headers.authorization;
         const queryToken = queryValue(request, "token", "access_token");
         if (authorization === undefined && queryToken === undefined) return done();
-        identify(database, request, { authorization, queryToken }).then(() => done(), done);
+        identify(database, options.loginLimits, request, {
+          authorization,
+          queryToken,
+          address: request.ip,
+        }).then(() => done(), done);
       });
       api.addHook("preHandler", (request, _reply, done) => {
         const category = request.routeOptions.config.scope;
