@@ -36,7 +36,12 @@ function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFl
     flag: short ? `--${setting}` : undefined,
   }));
   if (service === "forge") {
-    for (const setting of ["ssh-port", "default-paging-num", "max-response-items"] as const)
+    for (const setting of [
+      "ssh-port",
+      "default-paging-num",
+      "max-response-items",
+      "max-creation-limit",
+    ] as const)
       flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
   } else {
     for (const setting of ["api-throttle-per-minute", "full-multiple-companies-support"] as const)

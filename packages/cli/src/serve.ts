@@ -27,7 +27,10 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
     shutdownGraceMs: settings["shutdown-grace"] * 1000,
   };
   return name === "forge"
-    ? createForge(config, { sshPort: settings["forge.ssh-port"] })
+    ? createForge(config, {
+        sshPort: settings["forge.ssh-port"],
+        maxCreationLimit: settings["forge.max-creation-limit"],
+      })
     : createInventory(config, {
         apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],
         fullMultipleCompaniesSupport: settings["inventory.full-multiple-companies-support"],

@@ -114,6 +114,13 @@ export const settingsSpec = {
     description: "most items in a page of an API list, whatever the client asks (Gitea's MAX_RESPONSE_ITEMS)",
     accepts: atLeastOne,
   } as ConfigKey<"integer">,
+  "forge.max-creation-limit": {
+    type: "integer",
+    default: -1,
+    description:
+      "repositories an account may own when its own max_repo_creation is -1 (Gitea's MAX_CREATION_LIMIT; -1: no limit)",
+    accepts: { test: (n: number) => n >= -1, expected: "a whole number, -1 or more" },
+  } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {
     type: "integer",

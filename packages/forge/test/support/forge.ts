@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import { forEachDatabase, freePort, type StartedApp, serviceConfig, startApp } from "@anvil/core/testing";
-import { createApp } from "../../src/index.ts";
+import { createApp, type ForgeOptions } from "../../src/index.ts";
 import { createUser } from "../../src/services/accounts.ts";
 import { createToken } from "../../src/services/tokens.ts";
 import { assertGiteaShape } from "./swagger.ts";
@@ -26,7 +26,7 @@ export function forEachForge(
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
-  options: { ssh?: boolean } = {},
+  options: { ssh?: boolean; forge?: Omit<ForgeOptions, "sshPort"> } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = {
@@ -40,6 +40,7 @@ export function forEachForge(
       state.sshPort = options.ssh ? await freePort() : 0;
       state.server = await startApp(({ dataDir }) =>
         createApp(serviceConfig(dataDir, database.url, { rootUrl: "http://forge.test/" }), {
+          ...options.forge,
           sshPort: state.sshPort,
         }),
       );
