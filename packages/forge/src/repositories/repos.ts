@@ -105,17 +105,16 @@ export async function listRepositories(
   dialect: DialectName,
   query: RepositoryQuery,
 ): Promise<{ rows: RepositoryRow[]; total: number }> {
-  const collaboratesOn = (accountId: number) => collaborationsOf(db, accountId);
   let selection = db.selectFrom("repository").selectAll();
   if (query.ownerId !== undefined) selection = selection.where("owner_id", "=", query.ownerId);
   if (query.involvedId !== undefined) {
     const involved = query.involvedId;
     selection = selection.where((eb) =>
-      eb.or([eb("owner_id", "=", involved), eb("id", "in", collaboratesOn(involved))]),
+      eb.or([eb("owner_id", "=", involved), eb("id", "in", collaborationsOf(db, involved))]),
     );
   }
   if (query.collaboratorId !== undefined)
-    selection = selection.where("id", "in", collaboratesOn(query.collaboratorId));
+    selection = selection.where("id", "in", collaborationsOf(db, query.collaboratorId));
   if (query.reader !== "all") selection = selection.where(readableBy(db, query.reader));
   if (query.isPrivate !== undefined) selection = selection.where("is_private", "=", query.isPrivate);
   if (query.archived !== undefined) selection = selection.where("is_archived", "=", query.archived);

@@ -107,9 +107,13 @@ function permissionFrom(
       : ACCESS_NONE;
   const base = Math.max(grants.collaboration ?? ACCESS_NONE, publicRead);
   const teamModes = grants.teams.map((team) => accessLevel(team.authorize));
+  // As in Gitea, a team with admin access makes its members owners of the repository.
   if (teamModes.some((mode) => mode >= ACCESS_ADMIN)) return { mode: ACCESS_OWNER };
   const mode = Math.max(base, ...teamModes);
   if (grants.teams.length === 0) return { mode };
+  // Each unit: what the teams give on it, and no less than a collaborator or any reader has. (Gitea
+  // lifts a collaborator's units to their teams' overall mode, so an issues-only team would give a
+  // read collaborator code write: not copied.)
   const units = new Map(
     REPOSITORY_UNITS.map((unit) => [
       unit,
