@@ -158,9 +158,11 @@ export async function repositoryPermission(
   const kept = keptPermissions.find(rows, "");
   if (kept !== undefined) return kept;
   const organization = owner.type === ACCOUNT_ORGANIZATION;
+  // Membership decides only whether a private organization, or any owner for a restricted user, is seen.
+  const asksMembership = organization && (owner.visibility === "private" || readBool(viewer.restricted));
   const [collaboration, membership, teams] = await Promise.all([
     findCollaboration(database.db, repository.id, viewer.id),
-    organization ? findMembership(database.db, owner.id, viewer.id) : undefined,
+    asksMembership ? findMembership(database.db, owner.id, viewer.id) : undefined,
     organization ? teamUnitsOn(database.db, viewer.id, repository) : [],
   ]);
   const permission = permissionFrom(repository, owner, viewer, {
