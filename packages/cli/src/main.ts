@@ -44,6 +44,7 @@ function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFl
       "login-failures-per-address",
       "login-failure-window",
       "login-trusted-address-days",
+      "max-creation-limit",
     ] as const)
       flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
   } else {

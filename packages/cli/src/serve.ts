@@ -35,6 +35,11 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
           windowSeconds: settings["forge.login-failure-window"],
           trustSeconds: settings["forge.login-trusted-address-days"] * 86_400,
         },
+        maxCreationLimit: settings["forge.max-creation-limit"],
+        paging: {
+          defaultLimit: settings["forge.default-paging-num"],
+          maxLimit: settings["forge.max-response-items"],
+        },
       })
     : createInventory(config, {
         apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],

@@ -142,6 +142,13 @@ export const settingsSpec = {
       "days an address that signed in to an account stays exempt from that account's failure limit (0: never)",
     accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
   } as ConfigKey<"integer">,
+  "forge.max-creation-limit": {
+    type: "integer",
+    default: -1,
+    description:
+      "repositories an account may own when its own max_repo_creation is -1 (Gitea's MAX_CREATION_LIMIT; -1: no limit)",
+    accepts: { test: (n: number) => n >= -1, expected: "a whole number, -1 or more" },
+  } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {
     type: "integer",

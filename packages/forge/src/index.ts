@@ -18,6 +18,8 @@ import type { ForgeTables } from "./schemas/tables.ts";
 export interface ForgeOptions {
   /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
   sshPort?: number;
+  /** Gitea's MAX_CREATION_LIMIT: repositories an account may own when its max_repo_creation is -1; -1: no limit. */
+  maxCreationLimit?: number;
   /** Gitea's DEFAULT_PAGING_NUM (30) and MAX_RESPONSE_ITEMS (50). */
   paging?: { defaultLimit: number; maxLimit: number };
   /** Failed password logins allowed per account name and per address (API and git over HTTP). */
@@ -26,7 +28,7 @@ export interface ForgeOptions {
 
 /** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
 export function createApp(config: ServiceConfig, options: ForgeOptions = {}): HttpService<ForgeTables> {
-  const storage = { root: join(config.dataDir, "repositories") };
+  const storage = { root: join(config.dataDir, "repositories"), maxCreationLimit: options.maxCreationLimit };
   const sshPort = options.sshPort || undefined;
   return createHttpService<ForgeTables>({
     name: "forge",

@@ -1,7 +1,7 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
-import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE } from "../services/access.ts";
+import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, type Permission } from "../services/access.ts";
 import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
 import { toApiUser } from "./user.ts";
@@ -24,7 +24,7 @@ export function toApiRepository(
   repository: RepositoryRow,
   owner: AccountRow,
   viewer: AccountRow | undefined,
-  access: number,
+  permission: Permission,
   urls: CloneUrls,
   topics: string[],
 ) {
@@ -62,7 +62,12 @@ export function toApiRepository(
     created_at: apiTime(repository.created_at),
     updated_at: apiTime(repository.updated_at),
     archived_at: ZERO_TIME,
-    permissions: { admin: access >= ACCESS_ADMIN, push: access >= ACCESS_WRITE, pull: access >= ACCESS_READ },
+    // As Gitea: admin over the whole repository, push and pull on its code.
+    permissions: {
+      admin: permission.mode >= ACCESS_ADMIN,
+      push: accessTo(permission, "repo.code") >= ACCESS_WRITE,
+      pull: accessTo(permission, "repo.code") >= ACCESS_READ,
+    },
     has_code: true,
     has_issues: true,
     internal_tracker: {

@@ -1,4 +1,4 @@
-import { containsText, countRows, type DialectName, prepared } from "@anvil/core";
+import { containsText, countRows, type DialectName, forUpdate, prepared } from "@anvil/core";
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { AccountTable, ForgeTables } from "../schemas/tables.ts";
 
@@ -19,6 +19,20 @@ export async function findAccountByName(
   name: string,
 ): Promise<AccountRow | undefined> {
   return (await accountByName(db, name.toLowerCase()))[0];
+}
+
+/** The account as it is now, locked until the transaction ends (see core's claims). */
+export function lockAccount(
+  db: Kysely<ForgeTables>,
+  id: number,
+  dialect: DialectName,
+): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom("account")
+    .selectAll()
+    .where("id", "=", id)
+    .$call(forUpdate(dialect))
+    .executeTakeFirst();
 }
 
 export async function findAccountById(db: Kysely<ForgeTables>, id: number): Promise<AccountRow | undefined> {

@@ -22,24 +22,35 @@ import { type AccountRow, findAccountByName } from "../repositories/accounts.ts"
 import {
   deleteRepositoryRow,
   findRepository,
-  insertRepository,
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
 import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
-import { ACCESS_ADMIN, ACCESS_NONE, ACCESS_OWNER, repositoryAccess } from "./access.ts";
+import {
+  ACCESS_ADMIN,
+  ACCESS_OWNER,
+  ACCESS_WRITE,
+  accessTo,
+  canSee,
+  type Permission,
+  repositoryPermission,
+} from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { insertWithinLimit } from "./repository-limit.ts";
+import type { Unit } from "./units.ts";
 
-/** Where bare repositories live: `<data-dir>/repositories`. */
+/** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
 export interface Storage {
   root: string;
+  /** Gitea's MAX_CREATION_LIMIT: for accounts whose max_repo_creation is -1; -1 or absent: no limit. */
+  maxCreationLimit?: number;
 }
 
 /** A repository with its owner and what the caller may do with it. */
 export interface RepositoryContext {
   repository: RepositoryRow;
   owner: AccountRow;
-  access: number;
+  permission: Permission;
 }
 
 const REPO_NAME = /^[-.\w]+$/;
@@ -89,7 +100,7 @@ export async function createRepository(
   const now = new Date();
   let row: RepositoryRow;
   try {
-    row = await insertRepository(database.db, {
+    row = await insertWithinLimit(database, owner, doer, storage.maxCreationLimit ?? -1, {
       owner_id: owner.id,
       name: input.name,
       lower_name: input.name.toLowerCase(),
@@ -130,11 +141,11 @@ export async function getRepository(
 ): Promise<RepositoryContext> {
   const owner = await findAccountByName(database.db, ownerName);
   const repository = owner && (await findRepository(database.db, owner.id, name));
-  const access =
-    owner && repository ? await repositoryAccess(database, repository, owner, viewer) : ACCESS_NONE;
-  if (!owner || !repository || access === ACCESS_NONE) throw new NotFound("repository does not exist");
+  const permission = owner && repository && (await repositoryPermission(database, repository, owner, viewer));
+  if (!owner || !repository || !permission || !canSee(permission))
+    throw new NotFound("repository does not exist");
   checkPublicOnly(scopes, repository);
-  return { repository, owner, access };
+  return { repository, owner, permission };
 }
 
 /** A `public-only` token reaches public repositories only, as in Gitea. */
@@ -143,10 +154,23 @@ export function checkPublicOnly(scopes: readonly string[] | undefined, repositor
     throw new Forbidden("token scope is limited to public repos");
 }
 
-/** A repository the caller must have at least `needed` access to; 403 when they can see but not do. */
+/**
+ * A repository the caller must have at least `needed` access to as a whole (its settings, its
+ * collaborators, deleting it); 403 when they can see but not do.
+ */
 export function requireAccess(context: RepositoryContext, needed: number): void {
-  if (context.access < needed)
+  if (context.permission.mode < needed)
     throw new Forbidden(needed >= ACCESS_OWNER ? "Must be owner" : "Must be an admin of the repository");
+}
+
+/** A unit of the repository the caller must have at least `needed` access to, with Gitea's 403s. */
+export function requireUnit(context: RepositoryContext, unit: Unit, needed: number): void {
+  if (accessTo(context.permission, unit) >= needed) return;
+  throw new Forbidden(
+    needed >= ACCESS_WRITE
+      ? "user should have a permission to write to a repo"
+      : "user should have specific read permission or be a repo admin or a site admin",
+  );
 }
 
 export interface RepositoryEdit {

@@ -183,5 +183,5 @@ forEachForge(
       assert.equal(await storedHash(forge.server, "olduser"), renewed, "a current hash is kept");
     });
   },
-  { loginLimits: LIMITS, trustProxy: true },
+  { forge: { loginLimits: LIMITS }, trustProxy: true },
 );

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import type { LoginLimits } from "@anvil/core";
 import { forEachDatabase, freePort, type StartedApp, serviceConfig, startApp } from "@anvil/core/testing";
-import { createApp } from "../../src/index.ts";
+import { createApp, type ForgeOptions } from "../../src/index.ts";
 import { createUser } from "../../src/services/accounts.ts";
 import { createToken } from "../../src/services/tokens.ts";
 import { assertGiteaShape } from "./swagger.ts";
@@ -27,7 +26,7 @@ export function forEachForge(
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
-  options: { ssh?: boolean; loginLimits?: LoginLimits; trustProxy?: boolean } = {},
+  options: { ssh?: boolean; trustProxy?: boolean; forge?: Omit<ForgeOptions, "sshPort"> } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = {
@@ -45,7 +44,7 @@ export function forEachForge(
             rootUrl: "http://forge.test/",
             trustProxy: options.trustProxy,
           }),
-          { sshPort: state.sshPort, loginLimits: options.loginLimits },
+          { ...options.forge, sshPort: state.sshPort },
         ),
       );
       state.url = state.server.url;

@@ -5,7 +5,7 @@ import { toApiUser } from "../../convert/user.ts";
 import { getBranch, listBranches, listCommits } from "../../git/index.ts";
 import { findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
-import { ACCESS_READ, ACCESS_WRITE, accessName } from "../../services/access.ts";
+import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
 import {
   addCollaborator,
   collaboratorAccess,
@@ -13,7 +13,7 @@ import {
   isCollaborator,
   removeCollaborator,
 } from "../../services/collaborators.ts";
-import { repositoryFilesPath, requireAccess } from "../../services/repositories.ts";
+import { repositoryFilesPath, requireUnit } from "../../services/repositories.ts";
 import {
   addRepositoryTopic,
   removeRepositoryTopic,
@@ -41,6 +41,7 @@ export function registerRepoParts(context: ApiContext): void {
     "/repos/:owner/:repo/collaborators",
     { ...repo, schema: { params: RepoParams } },
     async (request, reply) => {
+      signedIn(request);
       const found = await requestedRepository(database, request.params, request);
       const window = paged(context, request);
       const page = await collaborators(database, found, window);
@@ -93,9 +94,15 @@ export function registerRepoParts(context: ApiContext): void {
     "/repos/:owner/:repo/collaborators/:collaborator/permission",
     { ...repo, schema: { params: RepoUserParams } },
     async (request) => {
+      const viewer = signedIn(request).account;
       const found = await requestedRepository(database, request.params, request);
-      const { account, access } = await collaboratorAccess(database, found, request.params.collaborator);
-      const permission = accessName(access);
+      const { account, permission: granted } = await collaboratorAccess(
+        database,
+        found,
+        viewer,
+        request.params.collaborator,
+      );
+      const permission = accessName(granted.mode);
       return {
         permission,
         role_name: permission,
@@ -155,12 +162,17 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams } },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const window = paged(context, request);
       const page = await listBranches(repositoryFilesPath(storage, found), window);
       const fullName = `${found.owner.name}/${found.repository.name}`;
       return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
-        toApiBranch(branch, fullName, request.rootUrl, found.access >= ACCESS_WRITE),
+        toApiBranch(
+          branch,
+          fullName,
+          request.rootUrl,
+          accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+        ),
       );
     },
   );
@@ -170,14 +182,14 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: BranchParams } },
     async (request) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const branch = await getBranch(repositoryFilesPath(storage, found), request.params.branch);
       if (!branch) throw new NotFound(`branch does not exist [name: ${request.params.branch}]`);
       return toApiBranch(
         branch,
         `${found.owner.name}/${found.repository.name}`,
         request.rootUrl,
-        found.access >= ACCESS_WRITE,
+        accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
       );
     },
   );
@@ -187,7 +199,7 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams, querystring: CommitsQuery } },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const window = paged(context, request);
       const page = await listCommits(repositoryFilesPath(storage, found), {
         ref: request.query.sha || undefined,
