@@ -18,10 +18,11 @@ import {
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
-import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import {
   deleteRepositoryRow,
   findRepository,
+  findRepositoryById,
   insertRepository,
   type RepositoryRow,
   updateRepository,
@@ -130,6 +131,28 @@ export async function getRepository(
 ): Promise<RepositoryContext> {
   const owner = await findAccountByName(database.db, ownerName);
   const repository = owner && (await findRepository(database.db, owner.id, name));
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+/** The repository with this id (GET /repositories/{id}), as `viewer` may see it; a 404 otherwise. */
+export async function getRepositoryById(
+  database: ForgeDatabase,
+  id: number,
+  viewer: AccountRow | undefined,
+  scopes?: readonly string[],
+): Promise<RepositoryContext> {
+  const repository = await findRepositoryById(database.db, id);
+  const owner = repository && (await findAccountById(database.db, repository.owner_id));
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+async function visibleRepository(
+  database: ForgeDatabase,
+  owner: AccountRow | undefined,
+  repository: RepositoryRow | undefined,
+  viewer: AccountRow | undefined,
+  scopes: readonly string[] | undefined,
+): Promise<RepositoryContext> {
   const access =
     owner && repository ? await repositoryAccess(database, repository, owner, viewer) : ACCESS_NONE;
   if (!owner || !repository || access === ACCESS_NONE) throw new NotFound("repository does not exist");

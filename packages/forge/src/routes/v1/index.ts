@@ -36,16 +36,18 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Sets `request.caller` from the request's credentials, acting as the `Sudo` user when asked. */
 async function identify(database: ForgeDatabase, request: FastifyRequest, credentials: Credentials) {
   const caller = await authenticate(database, credentials);
+  // The account that signed in is checked, then the request switches to the Sudo user, as in
+  // Gitea: an admin may act as a user who has yet to change their password.
+  if (caller && readBool(caller.account.must_change_password)) {
+    throw new Forbidden(
+      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
+    );
+  }
   const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
   request.caller =
     caller && typeof sudoName === "string" && sudoName !== ""
       ? await sudo(database, caller, sudoName)
       : caller;
-  if (request.caller && readBool(request.caller.account.must_change_password)) {
-    throw new Forbidden(
-      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
-    );
-  }
 }
 
 /** Gitea's REST API v1 under /api/v1: who the caller is, what a token may do, then the routes. */
