@@ -7,6 +7,7 @@ import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import type { ApiContext } from "./context.ts";
+import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
 import { registerMisc } from "./misc.ts";
@@ -83,6 +84,7 @@ export async function registerApiV1(
       };
       registerMisc(context);
       registerUsers(context);
+      registerEmails(context);
       registerTokens(context);
       registerAdminUsers(context);
       registerKeys(context);
