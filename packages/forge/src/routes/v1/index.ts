@@ -17,6 +17,7 @@ import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
+import { registerTransfers } from "./transfers.ts";
 import { registerUsers } from "./users.ts";
 
 export interface ApiOptions {
@@ -94,6 +95,7 @@ export async function registerApiV1(
       registerGogsAdmin(context);
       registerRepos(context);
       registerRepoParts(context);
+      registerTransfers(context);
       registerOrgRepos(context);
     },
     { prefix: "/api/v1" },
