@@ -31,6 +31,22 @@ export async function userEmails(database: ForgeDatabase, user: AccountRow): Pro
   ];
 }
 
+/**
+ * Refuses an account's own (primary) address when a user other than `accountId` holds it as an
+ * added one, as Gitea counts every address once; the user's own added address becomes primary.
+ */
+export async function claimPrimaryEmail(
+  database: ForgeDatabase,
+  email: string,
+  accountId?: number,
+): Promise<void> {
+  const lower = email.toLowerCase();
+  const [held] = await findEmailAddresses(database.db, [lower]);
+  if (!held) return;
+  if (held.account_id !== accountId) throw new Invalid(`e-mail already in use [email: ${email}]`);
+  await deleteEmailAddresses(database.db, held.account_id, [lower]);
+}
+
 /** The first of `emails` that an account or an added address already holds. */
 async function firstUsed(database: ForgeDatabase, emails: readonly string[]): Promise<string | undefined> {
   const lower = emails.map((email) => email.toLowerCase());

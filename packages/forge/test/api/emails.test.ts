@@ -128,4 +128,37 @@ forEachForge("forge: a user's e-mail addresses", (forge) => {
     });
     assert.equal(bounded.status, 422);
   });
+
+  test("an added address counts as used when an admin creates or edits an account", async () => {
+    const added = await api(forge.url, "POST", "/user/emails", {
+      token: ann.token,
+      body: { emails: ["ann@spare.example"] },
+    });
+    assert.equal(added.status, 201);
+    const created = await api<{ message: string }>(forge.url, "POST", "/admin/users", {
+      token: forge.adminToken,
+      body: { username: "cat", email: "ANN@spare.example", password: "password123" },
+    });
+    assert.equal(created.status, 422);
+    assert.equal(created.body.message, "e-mail already in use [email: ANN@spare.example]");
+    const edited = await api<{ message: string }>(forge.url, "PATCH", "/admin/users/ben", {
+      token: forge.adminToken,
+      body: { source_id: 0, login_name: "ben", email: "ann@spare.example" },
+    });
+    assert.equal(edited.status, 422);
+    assert.equal(edited.body.message, "e-mail already in use [email: ann@spare.example]");
+    // Ann's own added address may become her primary one; it is then listed once.
+    const own = await api(forge.url, "PATCH", "/admin/users/ann", {
+      token: forge.adminToken,
+      body: { source_id: 0, login_name: "ann", email: "ann@spare.example" },
+    });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.deepEqual(
+      (await emails(ann)).map((e) => [e.email, e.primary]),
+      [
+        ["ann@spare.example", true],
+        ["ann@work.example", false],
+      ],
+    );
+  });
 });
