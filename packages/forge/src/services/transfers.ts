@@ -20,7 +20,15 @@ import {
 } from "../repositories/transfers.ts";
 import { ACCESS_NONE, ACCESS_OWNER, ACCESS_READ, repositoryAccess } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
-import { isOrganization, type RepositoryContext, requireAccess, type Storage } from "./repositories.ts";
+import type { Caller } from "./auth.ts";
+import {
+  checkPublicOnly,
+  getRepository,
+  isOrganization,
+  type RepositoryContext,
+  requireAccess,
+  type Storage,
+} from "./repositories.ts";
 import { canCreateOrgRepo, HIDDEN, roleIn } from "./teams.ts";
 
 // Gitea's rules for POST /repos/{owner}/{repo}/transfer and its accept and reject: the move is
@@ -174,6 +182,31 @@ async function transferOwnership(
     // The name is taken at the new owner, in the database or on disk.
     if (isUniqueViolation(error) || error instanceof Conflict) throw alreadyExists(newOwner, repository);
     throw error;
+  }
+}
+
+/**
+ * The repository a transfer/accept or /reject request names: one the caller may see, or else one
+ * whose pending transfer the caller may answer for its recipient organization, whose members
+ * need not see a private repository before it is theirs.
+ */
+export async function transferringRepository(
+  database: ForgeDatabase,
+  params: { owner: string; repo: string },
+  caller: Caller,
+): Promise<RepositoryContext> {
+  try {
+    return await getRepository(database, params.owner, params.repo, caller.account, caller.scopes);
+  } catch (error) {
+    if (!(error instanceof NotFound)) throw error;
+    const owner = await findAccountByName(database.db, params.owner);
+    const repository = owner && (await findRepository(database.db, owner.id, params.repo));
+    const transfer = repository && (await findTransfer(database.db, repository.id));
+    const recipient = transfer && (await findAccountById(database.db, transfer.recipient_id));
+    if (!owner || !repository || !recipient || !isOrganization(recipient)) throw error;
+    if (!(await mayCreateRepositoryIn(database, recipient, caller.account))) throw error;
+    checkPublicOnly(caller.scopes, repository);
+    return { repository, owner, access: ACCESS_NONE };
   }
 }
 

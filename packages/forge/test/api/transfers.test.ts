@@ -171,6 +171,19 @@ forEachForge("forge: repository transfers", (forge) => {
     assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
     assert.equal(accepted.body.full_name, "acme/tool");
     assert.deepEqual(await branchesAt("acme/tool", olga), ["refs/heads/main"]);
+    // A private repository offered to the organization: its owners answer without seeing it first.
+    const made = await api(forge.url, "POST", "/user/repos", {
+      token: bob.token,
+      body: { name: "secret", private: true, auto_init: true },
+    });
+    assert.equal(made.status, 201);
+    assert.equal((await transfer(bob, "bob/secret", { new_owner: "acme" })).status, 201);
+    assert.equal((await api(forge.url, "GET", "/repos/bob/secret", { token: olga.token })).status, 404);
+    assert.equal((await answer(carol, "bob/secret", "accept")).status, 404);
+    const taken = await answer(olga, "bob/secret", "accept");
+    assert.equal(taken.status, 202, JSON.stringify(taken.body));
+    assert.equal(taken.body.full_name, "acme/secret");
+    assert.deepEqual(await branchesAt("acme/secret", olga), ["refs/heads/main"]);
   });
 
   test("a site admin transfers at once; Gitea's refusals change nothing", async () => {

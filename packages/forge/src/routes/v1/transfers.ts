@@ -1,7 +1,12 @@
 import { Type } from "typebox";
 import { RepoParams } from "../../schemas/repos.ts";
 import { ACCESS_ADMIN, repositoryAccess } from "../../services/access.ts";
-import { acceptTransfer, rejectTransfer, startTransfer } from "../../services/transfers.ts";
+import {
+  acceptTransfer,
+  rejectTransfer,
+  startTransfer,
+  transferringRepository,
+} from "../../services/transfers.ts";
 import type { ApiContext } from "./context.ts";
 import { signedIn } from "./context.ts";
 import { renderRepository, requestedRepository } from "./repos.ts";
@@ -35,7 +40,7 @@ export function registerTransfers(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams } },
     async (request, reply) => {
       const caller = signedIn(request);
-      const found = await requestedRepository(database, request.params, request);
+      const found = await transferringRepository(database, request.params, caller);
       const { repository, owner } = await acceptTransfer(database, storage, found, caller.account);
       const access = await repositoryAccess(database, repository, owner, caller.account);
       return reply.status(202).send(await renderRepository(context, request, { repository, owner, access }));
@@ -47,7 +52,7 @@ export function registerTransfers(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams } },
     async (request) => {
       const caller = signedIn(request);
-      const found = await requestedRepository(database, request.params, request);
+      const found = await transferringRepository(database, request.params, caller);
       await rejectTransfer(database, found, caller.account);
       return renderRepository(context, request, found);
     },
