@@ -134,14 +134,17 @@ export async function getRepository(
   return visibleRepository(database, owner, repository, viewer, scopes);
 }
 
-/** The repository with this id (GET /repositories/{id}), as `viewer` may see it; a 404 otherwise. */
+/**
+ * The repository with the id in a path (GET /repositories/{id}), as `viewer` may see it; a 404
+ * otherwise, and for anything but a number, as in Gitea.
+ */
 export async function getRepositoryById(
   database: ForgeDatabase,
-  id: number,
+  id: string,
   viewer: AccountRow | undefined,
   scopes?: readonly string[],
 ): Promise<RepositoryContext> {
-  const repository = await findRepositoryById(database.db, id);
+  const repository = /^\d{1,15}$/.test(id) ? await findRepositoryById(database.db, Number(id)) : undefined;
   const owner = repository && (await findAccountById(database.db, repository.owner_id));
   return visibleRepository(database, owner, repository, viewer, scopes);
 }

@@ -66,7 +66,7 @@ async function teamsOf(database: ForgeDatabase, org: AccountRow, ids: readonly n
   if (ids.length > MAX_TEAMS) throw new Invalid(`[TeamIDs]: at most ${MAX_TEAMS} teams`);
   const teams: TeamRow[] = [];
   for (const id of ids) {
-    const team = await findTeamById(database.db, id);
+    const team = Number.isSafeInteger(id) ? await findTeamById(database.db, id) : undefined;
     if (!team) throw new Invalid(`team ${id} not found`);
     if (team.org_id !== org.id) throw new Forbidden(`team ${id} belongs not to org ${org.id}`);
     teams.push(team);

@@ -221,6 +221,10 @@ forEachForge("forge: Gitea client compatibility", (forge) => {
       [repo.body.id, otto.token],
       [orgRepo.body.id, otto.token],
       [999999, dan.token],
+      // Gitea finds nothing for what is not an id, however large or malformed.
+      ["99999999999999999999", dan.token],
+      ["-1", dan.token],
+      ["abc", dan.token],
     ] as const) {
       const hidden = await api<{ message: string }>(forge.url, "GET", `/repositories/${id}`, { token });
       assert.equal(hidden.status, 404, `${id}`);

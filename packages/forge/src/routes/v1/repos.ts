@@ -212,7 +212,7 @@ export function registerRepos(context: ApiContext): void {
 
   app.get(
     "/repositories/:id",
-    { ...repo, schema: { params: Type.Object({ id: Type.Integer() }) } },
+    { ...repo, schema: { params: Type.Object({ id: Type.String() }) } },
     async (request, reply) => {
       const caller = signedIn(request);
       const found = await getRepositoryById(database, request.params.id, caller.account, caller.scopes);
