@@ -2,6 +2,7 @@
 // User, an organization-owned repository's owner rendered as Gitea renders it, GET /user/teams,
 // GET /repositories/{id}, and Sudo checked against the token's owner.
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { before, test } from "node:test";
 import { api, basic, forEachForge } from "../support/forge.ts";
 import { makePerson, makeUser, type Person } from "../support/people.ts";
@@ -26,6 +27,14 @@ interface Team {
   id: number;
   name: string;
   organization: { name: string; username: string };
+}
+
+/** A fresh ed25519 public key in the OpenSSH form. */
+function ed25519PublicKey(): string {
+  const { x = "" } = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
+  const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes]);
+  const blob = Buffer.concat([field(Buffer.from("ssh-ed25519")), field(Buffer.from(x, "base64url"))]);
+  return `ssh-ed25519 ${blob.toString("base64")}`;
 }
 
 function assertUsernames(users: User[], where: string): void {
@@ -114,11 +123,42 @@ forEachForge("forge: Gitea client compatibility", (forge) => {
       (repos.body as unknown as { data: Repo[] }).data.map((r) => r.owner),
       "repository owners",
     );
-    const org = await api<{ name: string; username: string }>(forge.url, "GET", "/orgs/acme", {
-      token,
-      shape: "Organization",
-    });
+    const org = await api<{ name: string; username: string; owners?: User[] }>(
+      forge.url,
+      "GET",
+      "/orgs/acme",
+      {
+        token,
+        shape: "Organization",
+      },
+    );
     assert.deepEqual([org.body.name, org.body.username], ["acme", "acme"]);
+    assertUsernames(org.body.owners ?? [], "organization owners");
+    const made = await api(forge.url, "POST", "/user/repos", {
+      token,
+      body: { name: "notes", auto_init: true },
+    });
+    assert.equal(made.status, 201);
+    const commits = await api<Array<{ author: User; committer: User }>>(
+      forge.url,
+      "GET",
+      "/repos/olga/notes/commits",
+      { token, shape: "Commit[]" },
+    );
+    assertUsernames(
+      commits.body.flatMap((c) => [c.author, c.committer]),
+      "commit authors",
+    );
+    const key = await api<{ user: User }>(forge.url, "POST", "/user/keys", {
+      token,
+      body: {
+        title: "laptop",
+        key: ed25519PublicKey(),
+      },
+      shape: "PublicKey",
+    });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    assertUsernames([key.body.user], "a key's user");
   });
 
   test("an organization's repository has the organization as its owner, rendered as Gitea renders it", async () => {
