@@ -149,6 +149,27 @@ forEachForge("forge: Gitea client compatibility", (forge) => {
       commits.body.flatMap((c) => [c.author, c.committer]),
       "commit authors",
     );
+    // A branch's head commit names its author and committer as PayloadUsers, with their login.
+    const branch = await api<{ commit: { author: { username: string }; committer: { username: string } } }>(
+      forge.url,
+      "GET",
+      "/repos/olga/notes/branches/main",
+      { token, shape: "Branch" },
+    );
+    assert.deepEqual(
+      [branch.body.commit.author.username, branch.body.commit.committer.username],
+      ["olga", "olga"],
+    );
+    const branches = await api<Array<{ commit: { author: { username: string } } }>>(
+      forge.url,
+      "GET",
+      "/repos/olga/notes/branches",
+      { token, shape: "Branch[]" },
+    );
+    assert.deepEqual(
+      branches.body.map((b) => b.commit.author.username),
+      ["olga"],
+    );
     const key = await api<{ user: User }>(forge.url, "POST", "/user/keys", {
       token,
       body: {
