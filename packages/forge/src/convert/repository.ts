@@ -1,10 +1,17 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
-import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, type Permission } from "../services/access.ts";
+import {
+  ACCESS_ADMIN,
+  ACCESS_READ,
+  ACCESS_WRITE,
+  accessTo,
+  canSee,
+  type Permission,
+} from "../services/access.ts";
 import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
-import { toApiUser } from "./user.ts";
+import { toApiRepositoryOwner } from "./user.ts";
 
 /** How clients reach the forge: the root URL for HTTP, and the SSH host and port when SSH is on. */
 export interface CloneUrls {
@@ -32,7 +39,7 @@ export function toApiRepository(
   const htmlUrl = link(urls.rootUrl, fullName.split("/").map(encodeURIComponent).join("/"));
   return {
     id: repository.id,
-    owner: toApiUser(owner, viewer, urls.rootUrl),
+    owner: toApiRepositoryOwner(owner, viewer, canSee(permission), urls.rootUrl),
     name: repository.name,
     full_name: fullName,
     description: repository.description,

@@ -16,6 +16,10 @@ export async function findRepository(
   return (await repositoryByName(db, ownerId, name.toLowerCase()))[0];
 }
 
+export function findRepositoryById(db: Kysely<ForgeTables>, id: number): Promise<RepositoryRow | undefined> {
+  return db.selectFrom("repository").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
 export function insertRepository(
   db: Kysely<ForgeTables>,
   repository: Insertable<RepositoryTable>,

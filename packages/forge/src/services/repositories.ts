@@ -18,10 +18,11 @@ import {
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
-import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import {
   deleteRepositoryRow,
   findRepository,
+  findRepositoryById,
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
@@ -141,6 +142,31 @@ export async function getRepository(
 ): Promise<RepositoryContext> {
   const owner = await findAccountByName(database.db, ownerName);
   const repository = owner && (await findRepository(database.db, owner.id, name));
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+/**
+ * The repository with the id in a path (GET /repositories/{id}), as `viewer` may see it; a 404
+ * otherwise, and for anything but a number, as in Gitea.
+ */
+export async function getRepositoryById(
+  database: ForgeDatabase,
+  id: string,
+  viewer: AccountRow | undefined,
+  scopes?: readonly string[],
+): Promise<RepositoryContext> {
+  const repository = /^\d{1,15}$/.test(id) ? await findRepositoryById(database.db, Number(id)) : undefined;
+  const owner = repository && (await findAccountById(database.db, repository.owner_id));
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+async function visibleRepository(
+  database: ForgeDatabase,
+  owner: AccountRow | undefined,
+  repository: RepositoryRow | undefined,
+  viewer: AccountRow | undefined,
+  scopes: readonly string[] | undefined,
+): Promise<RepositoryContext> {
   const permission = owner && repository && (await repositoryPermission(database, repository, owner, viewer));
   if (!owner || !repository || !permission || !canSee(permission))
     throw new NotFound("repository does not exist");

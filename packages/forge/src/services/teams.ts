@@ -334,6 +334,15 @@ export function listOrganizationTeams(
   return listTeams(database.db, database.dialect, { orgId: org.id, ...window });
 }
 
+/** The teams the user is in, across organizations (GET /user/teams). */
+export function listUserTeams(
+  database: ForgeDatabase,
+  user: AccountRow,
+  window: { offset: number; limit: number },
+) {
+  return listTeams(database.db, database.dialect, { memberId: user.id, ...window });
+}
+
 /**
  * Gitea's team search, by name and optionally description: only site admins find teams they are
  * not in.

@@ -7,6 +7,7 @@ import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import type { ApiContext } from "./context.ts";
+import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
 import { registerMisc } from "./misc.ts";
@@ -16,6 +17,7 @@ import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
+import { registerTransfers } from "./transfers.ts";
 import { registerUsers } from "./users.ts";
 
 export interface ApiOptions {
@@ -43,16 +45,18 @@ async function identify(
   credentials: Credentials,
 ) {
   const caller = await authenticate(database, limits, credentials);
+  // The account that signed in is checked, then the request switches to the Sudo user, as in
+  // Gitea: an admin may act as a user who has yet to change their password.
+  if (caller && readBool(caller.account.must_change_password)) {
+    throw new Forbidden(
+      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
+    );
+  }
   const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
   request.caller =
     caller && typeof sudoName === "string" && sudoName !== ""
       ? await sudo(database, caller, sudoName)
       : caller;
-  if (request.caller && readBool(request.caller.account.must_change_password)) {
-    throw new Forbidden(
-      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
-    );
-  }
 }
 
 /** Gitea's REST API v1 under /api/v1: who the caller is, what a token may do, then the routes. */
@@ -92,6 +96,7 @@ export async function registerApiV1(
       };
       registerMisc(context);
       registerUsers(context);
+      registerEmails(context);
       registerTokens(context);
       registerAdminUsers(context);
       registerKeys(context);
@@ -101,6 +106,7 @@ export async function registerApiV1(
       registerGogsAdmin(context);
       registerRepos(context);
       registerRepoParts(context);
+      registerTransfers(context);
       registerOrgRepos(context);
     },
     { prefix: "/api/v1" },

@@ -2,10 +2,11 @@ import { NotFound } from "@anvil/core";
 import { Type } from "typebox";
 import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { getBranch, listBranches, listCommits } from "../../git/index.ts";
+import { type Branch, getBranch, listBranches, listCommits } from "../../git/index.ts";
 import { findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
 import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
+import type { ForgeDatabase } from "../../services/accounts.ts";
 import {
   addCollaborator,
   collaboratorAccess,
@@ -33,6 +34,15 @@ const CommitsQuery = Type.Object({
 });
 
 /** Collaborators, topics, branches and commits of a repository. */
+/** The forge user names of the branches' head commit authors and committers, by e-mail address. */
+async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise<(email: string) => string> {
+  const users = await findUsersByEmails(
+    database.db,
+    branches.flatMap(({ commit }) => [commit.author.email, commit.committer.email]),
+  );
+  return (email) => users.get(email.toLowerCase())?.name ?? "";
+}
+
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };
@@ -166,12 +176,14 @@ export function registerRepoParts(context: ApiContext): void {
       const window = paged(context, request);
       const page = await listBranches(repositoryFilesPath(storage, found), window);
       const fullName = `${found.owner.name}/${found.repository.name}`;
+      const usernameOf = await usernamesOf(database, page.branches);
       return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
         toApiBranch(
           branch,
           fullName,
           request.rootUrl,
           accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+          usernameOf,
         ),
       );
     },
@@ -190,6 +202,7 @@ export function registerRepoParts(context: ApiContext): void {
         `${found.owner.name}/${found.repository.name}`,
         request.rootUrl,
         accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+        await usernamesOf(database, [branch]),
       );
     },
   );

@@ -1,5 +1,6 @@
 import { Invalid, type PageWindow, RowMemo, readBool } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { type CloneUrls, toApiRepository } from "../../convert/repository.ts";
 import { type AccountRow, findAccountsByIds } from "../../repositories/accounts.ts";
 import {
@@ -20,6 +21,7 @@ import {
   deleteRepository,
   editRepository,
   getRepository,
+  getRepositoryById,
   type RepositoryContext,
 } from "../../services/repositories.ts";
 import { type ApiContext, paged, sendPage, signedIn, siteAdmin } from "./context.ts";
@@ -208,6 +210,16 @@ export function registerRepos(context: ApiContext): void {
     const found = await requestedRepository(database, request.params, request);
     return sendRepository(context, request, reply, found);
   });
+
+  app.get(
+    "/repositories/:id",
+    { ...repo, schema: { params: Type.Object({ id: Type.String() }) } },
+    async (request, reply) => {
+      const caller = signedIn(request);
+      const found = await getRepositoryById(database, request.params.id, caller.account, caller.scopes);
+      return sendRepository(context, request, reply, found);
+    },
+  );
 
   app.patch(
     "/repos/:owner/:repo",
