@@ -1,5 +1,5 @@
 import { jsonText, nested } from "./json-text.ts";
-import { type Operation, pathParameters, type Schema } from "./openapi.ts";
+import { type Operation, type Parameter, pathParameters, type Schema } from "./openapi.ts";
 import type { Random } from "./random.ts";
 import { junkCompound, junkString, junkValue, plausibleValue } from "./values.ts";
 
@@ -19,6 +19,8 @@ export interface Target {
   validValues(parameter: string, path: string): string[];
   /** The admin's Authorization header. */
   adminAuthorization: string;
+  /** Query parameters every route of the service reads without declaring them (e.g. forge's `token`). */
+  queryParameters?: Record<string, Schema>;
   /** Content types the service reads besides those its document declares (e.g. git's). */
   contentTypes?: string[];
   /** Extra headers the service reads (e.g. forge's Sudo), with junk values. */
@@ -30,7 +32,19 @@ function percentEncode(text: string): string {
   return encodeURIComponent(text.toWellFormed());
 }
 
-const OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+// CONNECT is left out: node's client treats it as a tunnel, never as a request with an answer.
+const OTHER_METHODS = [
+  "GET",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "HEAD",
+  "OPTIONS",
+  "TRACE",
+  "PROPFIND",
+  "PURGE",
+];
 
 /** A path segment: raw junk the URL parser would normally clean up, or an encoded junk value. */
 function junkSegment(random: Random): string {
@@ -76,9 +90,12 @@ function queryValue(random: Random, schema: Schema | undefined): string {
   return percentEncode(text.slice(0, random.chance(0.9) ? 300 : 20_000));
 }
 
-function queryOf(random: Random, operation: Operation): string {
+function queryOf(random: Random, operation: Operation, target: Target): string {
   const pairs: string[] = [];
-  for (const parameter of operation.parameters) {
+  const undeclared = Object.entries(target.queryParameters ?? {}).map(
+    ([name, schema]): Parameter => ({ name, in: "query", schema }),
+  );
+  for (const parameter of [...operation.parameters, ...undeclared]) {
     if (parameter.in !== "query" || random.chance(0.4)) continue;
     const name = percentEncode(parameter.name);
     pairs.push(`${name}=${queryValue(random, parameter.schema)}`);
@@ -104,13 +121,23 @@ function queryOf(random: Random, operation: Operation): string {
   return pairs.length === 0 ? "" : `?${pairs.join("&")}`;
 }
 
-/** A JSON body for a schema: some fields malformed, some plausible, some left out, some unknown. */
+/**
+ * A JSON body for a schema: either a well-formed body with one field malformed (so the check of
+ * that field, and what comes after it, is reached), or several fields malformed, some left out and
+ * an unknown one added, or every field null.
+ */
 function objectBody(random: Random, schema: Schema): unknown {
-  const body: Record<string, unknown> = {};
   const properties = Object.entries(schema.properties ?? {});
-  const allNull = random.chance(0.15);
+  const body: Record<string, unknown> = {};
+  const roll = random.next();
+  if (roll < 0.5) {
+    for (const [name, property] of properties) body[name] = plausibleValue(random, property);
+    const [name, property] = properties.length > 0 ? random.pick(properties) : ["name", undefined];
+    body[name] = junkValue(random, property);
+    return body;
+  }
   for (const [name, property] of properties) {
-    if (allNull) body[name] = null;
+    if (roll > 0.85) body[name] = null;
     else if (random.chance(0.15)) continue;
     else body[name] = random.chance(0.55) ? junkValue(random, property) : plausibleValue(random, property);
   }
@@ -283,7 +310,7 @@ export function fuzzRequest(random: Random, operation: Operation, target: Target
   const headers: Record<string, string> = {};
   const method = random.chance(0.03) ? random.pick(OTHER_METHODS) : operation.method;
   const auth = authOf(random, target, headers);
-  const path = pathOf(random, operation, target) + queryOf(random, operation);
+  const path = pathOf(random, operation, target) + queryOf(random, operation, target);
   const body = method === "HEAD" ? undefined : bodyOf(random, operation, target, headers);
   if (random.chance(0.1)) Object.assign(headers, target.junkHeaders?.(random) ?? {});
   if (random.chance(0.05))

@@ -92,24 +92,47 @@ function excerpt(text: string, length: number): string {
   return text.length <= length ? text : `${text.slice(0, length)}… (${text.length} chars)`;
 }
 
-/** A report that says how to run each failing request again. */
+/** The kind of a problem without its details: what findings are grouped by. */
+function kindOf(problem: string): string {
+  return (
+    /^(answered \d+ only after|answered \d+|no answer|connection failed|health check)/.exec(problem)?.[1] ??
+    problem
+  );
+}
+
+const SHOWN_PER_GROUP = 3;
+
+/**
+ * A report that groups the findings by operation and kind (a few requests shown of each) and says
+ * how to send the requests shown again.
+ */
 export function describeFindings(run: FuzzRun, settings: FuzzSettings, file: string): string {
-  const lines = [`fuzz seed ${settings.seed}, ${run.sent} requests: ${run.findings.length} problem(s)`];
-  for (const finding of run.findings.slice(0, 50)) {
-    const { request } = finding;
-    const body = request.body ? request.body.toString("utf8") : "";
-    lines.push(
-      `#${finding.index} ${finding.operation}: ${finding.problem}`,
-      `    ${request.method} ${excerpt(request.path, 200)} [${request.auth}] ${JSON.stringify(
-        Object.fromEntries(Object.entries(request.headers).filter(([name]) => name !== "authorization")),
-      )}`,
-      `    body (${request.body?.length ?? 0} bytes): ${JSON.stringify(excerpt(body, 200))}`,
-    );
+  const groups = new Map<string, Finding[]>();
+  for (const finding of run.findings) {
+    const key = `${finding.operation}: ${kindOf(finding.problem)}`;
+    groups.set(key, [...(groups.get(key) ?? []), finding]);
   }
-  if (run.findings.length > 50) lines.push(`… and ${run.findings.length - 50} more`);
-  const indexes = [...new Set(run.findings.map((finding) => finding.index))].slice(0, 50).join(",");
+  const lines = [
+    `fuzz seed ${settings.seed}, ${run.sent} requests: ${run.findings.length} problem(s) in ${groups.size} group(s)`,
+  ];
+  const shown: number[] = [];
+  for (const [key, findings] of groups) {
+    lines.push(`${key} (${findings.length}×)`);
+    for (const finding of findings.slice(0, SHOWN_PER_GROUP)) {
+      const { request } = finding;
+      const headers = Object.entries(request.headers)
+        .filter(([name]) => name !== "authorization")
+        .map(([name, value]) => `${name}: ${JSON.stringify(excerpt(value, 60))}`);
+      shown.push(finding.index);
+      lines.push(
+        `  #${finding.index} ${finding.problem}`,
+        `    ${request.method} ${excerpt(request.path, 400)} [${request.auth}] ${headers.join(", ")}`,
+        `    body (${request.body?.length ?? 0} bytes): ${JSON.stringify(excerpt(request.body?.toString("utf8") ?? "", 200))}`,
+      );
+    }
+  }
   lines.push(
-    `replay: ANVIL_FUZZ_SEED=${settings.seed} ANVIL_FUZZ_PER_ROUTE=${settings.perRoute} ANVIL_FUZZ_ONLY=${indexes} scripts/test.sh ${file}`,
+    `replay: ANVIL_FUZZ_SEED=${settings.seed} ANVIL_FUZZ_PER_ROUTE=${settings.perRoute} ANVIL_FUZZ_ONLY=${shown.join(",")} scripts/test.sh ${file}`,
   );
   return lines.join("\n");
 }

@@ -23,11 +23,12 @@ function whole(name: string, fallback: number): number {
   return text === undefined || text === "" ? fallback : parseWhole(name, text);
 }
 
-export function fuzzSettings(): FuzzSettings {
+/** The settings from the environment; `perRoute` is the service's default number of requests per operation. */
+export function fuzzSettings(defaults: { perRoute: number }): FuzzSettings {
   const only = process.env.ANVIL_FUZZ_ONLY;
   return {
     seed: whole("ANVIL_FUZZ_SEED", 20261125),
-    perRoute: whole("ANVIL_FUZZ_PER_ROUTE", 8),
+    perRoute: whole("ANVIL_FUZZ_PER_ROUTE", defaults.perRoute),
     boundMs: whole("ANVIL_FUZZ_BOUND_MS", 2000),
     only: only ? new Set(only.split(",").map((item) => parseWhole("ANVIL_FUZZ_ONLY", item))) : undefined,
   };
