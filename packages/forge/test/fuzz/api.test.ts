@@ -50,7 +50,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
 
   test("every operation of /swagger.v1.json, as the admin, anonymously and with junk credentials", async () => {
     const document = await (await fetch(`${forge.url}/swagger.v1.json`)).json();
-    const settings = fuzzSettings({ perRoute: 15 });
+    const settings = fuzzSettings({ perRoute: 30 });
     const run = await fuzzService({
       url: forge.url,
       document,
