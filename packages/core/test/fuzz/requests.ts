@@ -21,8 +21,8 @@ export interface Target {
   adminAuthorization: string;
   /** Query parameters every route of the service reads without declaring them (e.g. forge's `token`). */
   queryParameters?: Record<string, Schema>;
-  /** Content types the service reads besides those its document declares (e.g. git's). */
-  contentTypes?: string[];
+  /** Binary content types an operation reads without declaring them (e.g. git's pack requests). */
+  binaryTypes?: (operation: Operation) => string[];
   /** Extra headers the service reads (e.g. forge's Sudo), with junk values. */
   junkHeaders?: (random: Random) => Record<string, string>;
 }
@@ -256,13 +256,11 @@ function bodyOf(
   target: Target,
   headers: Record<string, string>,
 ): Buffer | undefined {
-  const declared = Object.keys(operation.body);
+  const binary = target.binaryTypes?.(operation) ?? [];
+  const declared = [...Object.keys(operation.body), ...binary];
   if (declared.length === 0 && random.chance(0.7)) return undefined;
-  const type =
-    declared.length > 0 && random.chance(0.8)
-      ? random.pick(declared)
-      : random.pick([...OTHER_TYPES, ...(target.contentTypes ?? [])]);
-  if (target.contentTypes?.includes(type)) {
+  const type = declared.length > 0 && random.chance(0.8) ? random.pick(declared) : random.pick(OTHER_TYPES);
+  if (binary.includes(type)) {
     headers["content-type"] = type;
     if (random.chance(0.1)) headers["content-encoding"] = random.pick(["gzip", "deflate", "br", "junk"]);
     return binaryBody(random);

@@ -102,6 +102,13 @@ function kindOf(problem: string): string {
 
 const SHOWN_PER_GROUP = 3;
 
+/** The start of a body: as JSON-escaped text, or in base64 when it is not UTF-8. */
+function bodyExcerpt(body: Buffer | undefined): string {
+  const text = body?.toString("utf8") ?? "";
+  if (!text.includes("\ufffd")) return JSON.stringify(excerpt(text, 200));
+  return `base64 ${body?.subarray(0, 150).toString("base64")}${(body?.length ?? 0) > 150 ? "…" : ""}`;
+}
+
 /**
  * A report that groups the findings by operation and kind (a few requests shown of each) and says
  * how to send the requests shown again.
@@ -127,7 +134,7 @@ export function describeFindings(run: FuzzRun, settings: FuzzSettings, file: str
       lines.push(
         `  #${finding.index} ${finding.problem}`,
         `    ${request.method} ${excerpt(request.path, 400)} [${request.auth}] ${headers.join(", ")}`,
-        `    body (${request.body?.length ?? 0} bytes): ${JSON.stringify(excerpt(request.body?.toString("utf8") ?? "", 200))}`,
+        `    body (${request.body?.length ?? 0} bytes): ${bodyExcerpt(request.body)}`,
       );
     }
   }
