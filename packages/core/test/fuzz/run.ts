@@ -88,8 +88,14 @@ export async function fuzzService(options: {
   return { sent, findings };
 }
 
+/** The start of a text, runs of a repeated unit (`%00%00…`) written once with their count. */
 function excerpt(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length)}… (${text.length} chars)`;
+  const runs = text.replace(
+    /(.{1,3}?)\1{9,}/gs,
+    (run, unit: string) => `[${unit}×${run.length / unit.length}]`,
+  );
+  const shown = runs.length <= length ? runs : `${runs.slice(0, length)}…`;
+  return shown === text ? text : `${shown} (${text.length} chars)`;
 }
 
 /** The kind of a problem without its details: what findings are grouped by. */
@@ -133,7 +139,7 @@ export function describeFindings(run: FuzzRun, settings: FuzzSettings, file: str
       shown.push(finding.index);
       lines.push(
         `  #${finding.index} ${finding.problem}`,
-        `    ${request.method} ${excerpt(request.path, 400)} [${request.auth}] ${headers.join(", ")}`,
+        `    ${request.method} ${excerpt(request.path, 600)} [${request.auth}] ${headers.join(", ")}`,
         `    body (${request.body?.length ?? 0} bytes): ${bodyExcerpt(request.body)}`,
       );
     }
