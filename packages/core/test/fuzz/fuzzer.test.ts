@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { operationsOf } from "./openapi.ts";
 import { requestRandom } from "./random.ts";
 import { fuzzRequest, type Target } from "./requests.ts";
@@ -41,7 +42,11 @@ function settings(extra: Partial<FuzzSettings> = {}): FuzzSettings {
 }
 
 /** A status to answer, "drop" to close the connection without an answer, or nothing: no fault. */
-type Fault = (path: string, body: Buffer, method: string) => number | "drop" | undefined;
+type Fault = (
+  path: string,
+  body: Buffer,
+  method: string,
+) => number | "drop" | undefined | Promise<number | undefined>;
 
 /** A server that reads the whole request, then does what `fault` says, or answers 404/200. */
 async function serverWith(fault: Fault): Promise<{ url: string; server: Server }> {
@@ -51,7 +56,7 @@ async function serverWith(fault: Fault): Promise<{ url: string; server: Server }
     const body = Buffer.concat(chunks);
     const path = request.url ?? "";
     const status =
-      fault(path, body, request.method ?? "") ??
+      (await fault(path, body, request.method ?? "")) ??
       (path === "/health" || path.startsWith("/items/1") ? 200 : 404);
     if (status === "drop") return void request.socket.destroy();
     response.writeHead(status, { "content-type": "application/json" }).end('{"message":"x"}');
@@ -130,6 +135,19 @@ describe("fuzzer", () => {
       assert.match(finding.problem, /no answer within 1000 ms|only after|health check/);
       assert.ok((finding.request.body?.length ?? 0) >= 1_000_000 || finding.problem.startsWith("health"));
     }
+  });
+
+  test("one slow answer alone is not a finding: the request is sent again", async () => {
+    let slowOnce = true;
+    const url = await start(async (_path, _body, method) => {
+      if (method !== "PATCH" || !slowOnce) return undefined;
+      slowOnce = false;
+      await sleep(1500);
+      return 400;
+    });
+    const result = await run(url);
+    assert.equal(slowOnce, false, "no PATCH was sent");
+    assert.deepEqual(result.findings, []);
   });
 
   test("a connection the server drops is found", async () => {

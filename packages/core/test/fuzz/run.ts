@@ -35,6 +35,10 @@ function problemOf(outcome: Outcome, boundMs: number): string | undefined {
   return undefined;
 }
 
+function isSlow(outcome: Outcome, boundMs: number): boolean {
+  return outcome.kind === "timeout" || outcome.ms > boundMs;
+}
+
 /**
  * Sends `perRoute` malformed requests to every operation of the service's OpenAPI document, one at
  * a time, while a health check runs beside them; answers every 5xx, failed connection, slow answer
@@ -56,16 +60,23 @@ export async function fuzzService(options: {
   let current: { index: number; operation: string; request: FuzzRequest } | undefined;
   let running = true;
 
+  // On a machine shared with other work one slow answer is noise; a slow request is asked again
+  // and a slow health check counts when the next one is slow too. A 5xx counts at once.
   const health = (async () => {
     const probe: FuzzRequest = { method: "GET", path: options.healthPath, headers: {}, auth: "anonymous" };
+    let slowBefore = false;
     while (running) {
       await sleep(250);
       const outcome = await send(base, agent, probe, settings.boundMs);
-      const problem =
-        outcome.kind === "answer" && outcome.status === 200 && outcome.ms <= settings.boundMs
-          ? undefined
-          : `health check beside it: ${problemOf(outcome, settings.boundMs) ?? `answered ${outcome.kind === "answer" ? outcome.status : "?"}`}`;
-      if (problem && current) findings.push({ ...current, problem });
+      const slow = isSlow(outcome, settings.boundMs);
+      const failed = outcome.kind !== "answer" || outcome.status !== 200;
+      if (current && (failed || (slow && slowBefore))) {
+        const problem =
+          problemOf(outcome, settings.boundMs) ??
+          `answered ${outcome.kind === "answer" ? outcome.status : "?"}`;
+        findings.push({ ...current, problem: `health check beside it: ${problem}` });
+      }
+      slowBefore = slow;
     }
   })();
 
@@ -76,7 +87,12 @@ export async function fuzzService(options: {
       const operation = operations[Math.floor(index / settings.perRoute)];
       const request = fuzzRequest(requestRandom(settings.seed, index), operation, options.target);
       current = { index, operation: `${operation.method} ${operation.path}`, request };
-      const problem = problemOf(await send(base, agent, request, settings.boundMs), settings.boundMs);
+      let outcome = await send(base, agent, request, settings.boundMs);
+      if (isSlow(outcome, settings.boundMs)) {
+        const again = await send(base, agent, request, settings.boundMs);
+        if (!isSlow(again, settings.boundMs)) outcome = again;
+      }
+      const problem = problemOf(outcome, settings.boundMs);
       sent++;
       if (problem) findings.push({ ...current, problem });
     }
