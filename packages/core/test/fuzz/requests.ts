@@ -75,7 +75,7 @@ function pathOf(random: Random, operation: Operation, target: Target): string {
   let path = operation.path;
   for (const name of pathParameters(operation.path)) {
     const valid = target.validValues(name, operation.path);
-    // DELETE keeps the seeded objects most of the time, so later requests still find them.
+    // A DELETE names a seeded object less often, so the DELETEs after it still find some.
     const keep = operation.method === "DELETE" ? 0.2 : 0.5;
     const value =
       valid.length > 0 && random.chance(keep) ? percentEncode(random.pick(valid)) : junkSegment(random);
