@@ -67,6 +67,8 @@ const named = (table: string): SelectSource => ({ table, search: ["name"], order
 
 /** An asset as Snipe-IT's presenter names it: `name (tag) - model`, its holder, and a pending mark. */
 async function assetTexts(db: AnyKysely, rows: Row[]): Promise<string[]> {
+  // An empty page asks for no label: PostgreSQL refuses the `in ()` of an empty list.
+  if (rows.length === 0) return [];
   const models = await namesOf(
     db,
     "models",
