@@ -1,7 +1,7 @@
 import { access, mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { Conflict, NotFound } from "@anvil/core";
-import { assertBranchName } from "./branch-name.ts";
+import { checkBranchName } from "./ref-name.ts";
 import { ownerPath, repositoryPath } from "./repository-path.ts";
 import { runGit } from "./run.ts";
 
@@ -21,7 +21,7 @@ function errorCode(error: unknown): string | undefined {
  * `defaultBranch`. Conflict when a directory is already there; nothing is left behind on failure.
  */
 export async function initRepository(repoPath: string, options: { defaultBranch: string }): Promise<void> {
-  await assertBranchName(options.defaultBranch);
+  checkBranchName(options.defaultBranch);
   const path = resolve(repoPath);
   await mkdir(dirname(path), { recursive: true });
   try {
@@ -71,7 +71,7 @@ export async function isEmpty(repoPath: string): Promise<boolean> {
 
 /** Points HEAD at `refs/heads/<branch>`, which need not exist yet. */
 export async function setDefaultBranch(repoPath: string, branch: string): Promise<void> {
-  await assertBranchName(branch);
+  checkBranchName(branch);
   await runGit([`--git-dir=${repoPath}`, "symbolic-ref", "HEAD", `refs/heads/${branch}`]);
 }
 

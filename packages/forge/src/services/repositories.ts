@@ -9,9 +9,11 @@ import {
 } from "@anvil/core";
 import {
   autoInit,
+  checkBranchName,
   deleteRepository as deleteRepositoryFiles,
   getBranch,
   initRepository,
+  isBranchName,
   isEmpty,
   listBranches,
   renameRepository,
@@ -86,6 +88,7 @@ export async function createRepository(
   checkRepositoryName(input.name);
   const path = repositoryPath(storage.root, owner.name, input.name);
   const defaultBranch = input.default_branch || "main";
+  checkBranchName(defaultBranch, "DefaultBranch");
   const now = new Date();
   let row: RepositoryRow;
   try {
@@ -168,6 +171,7 @@ export async function editRepository(
   requireAccess(context, ACCESS_ADMIN);
   const { repository, owner } = context;
   const path = repositoryPath(storage.root, owner.name, repository.name);
+  if (edit.default_branch !== undefined) checkBranchName(edit.default_branch, "DefaultBranch");
   if (edit.default_branch !== undefined && edit.default_branch !== repository.default_branch)
     await setDefaultBranch(path, edit.default_branch);
   const rename = edit.name !== undefined && edit.name !== repository.name ? edit.name : undefined;
@@ -234,7 +238,8 @@ export async function notePush(
   const changes: { is_empty: boolean; default_branch?: string } = { is_empty: empty };
   if (!empty && !(await getBranch(path, repository.default_branch))) {
     const [first] = (await listBranches(path, { page: 1, limit: 1 })).branches;
-    if (first) {
+    // A pushed branch named beyond Gitea's limits cannot be the default one.
+    if (first && isBranchName(first.name)) {
       await setDefaultBranch(path, first.name);
       changes.default_branch = first.name;
     }
