@@ -24,9 +24,21 @@ export {
   serveRpc,
 } from "./smart-http.ts";
 export {
+  discardRepository,
+  listStoredRepositories,
+  listTrash,
+  moveToTrash,
+  readRepositoryRowId,
+  setAside,
+  stageRepository,
+  sweepLeftovers,
+  writeRepositoryRowId,
+} from "./staging.ts";
+export {
   deleteRepository,
   initRepository,
   isEmpty,
+  placeRepository,
   type RepositoryName,
   renameOwner,
   renameRepository,

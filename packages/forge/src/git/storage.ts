@@ -90,6 +90,13 @@ async function moveDirectory(source: string, target: string): Promise<"moved" | 
   }
 }
 
+/** Moves a whole repository directory to `target`: NotFound when it is missing, Conflict when files are there. */
+export async function placeRepository(source: string, target: string): Promise<void> {
+  if ((await moveDirectory(source, target)) === "missing") {
+    throw new NotFound("repository files do not exist");
+  }
+}
+
 /**
  * Moves a repository to another name or owner (a rename or a transfer); the owner's directory is
  * created when needed. NotFound when the source is missing, Conflict when the target exists.
@@ -101,10 +108,7 @@ export async function renameRepository(
 ): Promise<void> {
   const source = repositoryPath(root, from.owner, from.name);
   const target = repositoryPath(root, to.owner, to.name);
-  if (source === target) return;
-  if ((await moveDirectory(source, target)) === "missing") {
-    throw new NotFound("repository files do not exist");
-  }
+  if (source !== target) await placeRepository(source, target);
 }
 
 /** Moves all of an owner's repositories when the user or organisation is renamed. */

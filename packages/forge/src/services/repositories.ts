@@ -7,30 +7,29 @@ import {
   readBool,
   toStoredTime,
 } from "@anvil/core";
+import type { Kysely } from "kysely";
 import {
   autoInit,
   checkBranchName,
-  deleteRepository as deleteRepositoryFiles,
   getBranch,
-  initRepository,
   isBranchName,
   isEmpty,
   listBranches,
-  renameRepository,
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
 import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
 import {
-  deleteRepositoryRow,
   findRepository,
   insertRepository,
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
+import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_NONE, ACCESS_OWNER, repositoryAccess } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 
 /** Where bare repositories live: `<data-dir>/repositories`. */
 export interface Storage {
@@ -75,8 +74,8 @@ export interface NewRepository {
 }
 
 /**
- * Creates the row and the bare repository together: the unique constraint claims the name, then
- * the repository is made on disk; when that fails, the row is removed again.
+ * Creates the row and the bare repository together (see storeNewRepository): the repository is
+ * built out of sight, and the row commits only once it is in place.
  */
 export async function createRepository(
   database: ForgeDatabase,
@@ -86,41 +85,41 @@ export async function createRepository(
   input: NewRepository,
 ): Promise<RepositoryRow> {
   checkRepositoryName(input.name);
-  const path = repositoryPath(storage.root, owner.name, input.name);
+  // Refused here, before any directory is made for it.
+  repositoryPath(storage.root, owner.name, input.name);
   const defaultBranch = input.default_branch || "main";
   checkBranchName(defaultBranch, "DefaultBranch");
   const now = new Date();
-  let row: RepositoryRow;
+  const signature = { name: doer.full_name || doer.name, email: doer.email, date: now };
+  const fill = input.auto_init
+    ? async (path: string) => {
+        await autoInit(path, { name: input.name, description: input.description ?? "", author: signature });
+      }
+    : undefined;
   try {
-    row = await insertRepository(database.db, {
-      owner_id: owner.id,
-      name: input.name,
-      lower_name: input.name.toLowerCase(),
-      description: input.description ?? "",
-      default_branch: defaultBranch,
-      is_private: input.private ?? false,
-      is_template: input.template ?? false,
-      created_at: toStoredTime(now, database.dialect),
-      updated_at: toStoredTime(now, database.dialect),
-    });
+    return await storeNewRepository(
+      database,
+      storage,
+      { owner: owner.name, name: input.name },
+      { defaultBranch, fill },
+      (trx) =>
+        insertRepository(trx, {
+          owner_id: owner.id,
+          name: input.name,
+          lower_name: input.name.toLowerCase(),
+          description: input.description ?? "",
+          default_branch: defaultBranch,
+          is_empty: !input.auto_init,
+          is_private: input.private ?? false,
+          is_template: input.template ?? false,
+          created_at: toStoredTime(now, database.dialect),
+          updated_at: toStoredTime(now, database.dialect),
+        }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
     throw error;
   }
-  try {
-    await initRepository(path, { defaultBranch });
-    if (input.auto_init) {
-      const signature = { name: doer.full_name || doer.name, email: doer.email, date: now };
-      await autoInit(path, { name: input.name, description: input.description ?? "", author: signature });
-      row = (await updateRepository(database.db, row.id, { is_empty: false })) ?? row;
-    }
-  } catch (error) {
-    await deleteRepositoryRow(database.db, row.id);
-    // Files left by an earlier failure belong to no row; only remove what this call made.
-    if (!(error instanceof Conflict)) await deleteRepositoryFiles(storage.root, owner.name, input.name);
-    throw error;
-  }
-  return row;
 }
 
 /** The repository `owner/name` as `viewer` may see it; a 404 when it does not exist or is hidden. */
@@ -176,9 +175,8 @@ export async function editRepository(
     await setDefaultBranch(path, edit.default_branch);
   const rename = edit.name !== undefined && edit.name !== repository.name ? edit.name : undefined;
   if (rename !== undefined) checkRepositoryName(rename);
-  let updated: RepositoryRow | undefined;
-  try {
-    updated = await updateRepository(database.db, repository.id, {
+  const change = (trx: Kysely<ForgeTables>) =>
+    updateRepository(trx, repository.id, {
       ...(rename !== undefined ? { name: rename, lower_name: rename.toLowerCase() } : {}),
       ...(edit.description !== undefined ? { description: edit.description } : {}),
       ...(edit.website !== undefined ? { website: edit.website } : {}),
@@ -188,38 +186,37 @@ export async function editRepository(
       ...(edit.template !== undefined ? { is_template: edit.template } : {}),
       updated_at: toStoredTime(new Date(), database.dialect),
     });
+  let updated: RepositoryRow | undefined;
+  try {
+    updated =
+      rename === undefined
+        ? await change(database.db)
+        : await moveRepository(
+            database,
+            storage,
+            { owner: owner.name, name: repository.name },
+            { owner: owner.name, name: rename },
+            change,
+          );
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
     throw error;
   }
   if (!updated) throw new NotFound("repository does not exist");
-  if (rename !== undefined) {
-    try {
-      await renameRepository(
-        storage.root,
-        { owner: owner.name, name: repository.name },
-        { owner: owner.name, name: rename },
-      );
-    } catch (error) {
-      await updateRepository(database.db, repository.id, {
-        name: repository.name,
-        lower_name: repository.lower_name,
-      });
-      throw error;
-    }
-  }
   return updated;
 }
 
-/** Deletes the row, then the files: a repository never outlives its row on disk for long. */
+/** Deletes the row and the bare repository together (see removeRepository). */
 export async function deleteRepository(
   database: ForgeDatabase,
   storage: Storage,
   context: RepositoryContext,
 ): Promise<void> {
   requireAccess(context, ACCESS_OWNER);
-  await deleteRepositoryRow(database.db, context.repository.id);
-  await deleteRepositoryFiles(storage.root, context.owner.name, context.repository.name);
+  await removeRepository(database, storage, context.repository.id, {
+    owner: context.owner.name,
+    name: context.repository.name,
+  });
 }
 
 /**
