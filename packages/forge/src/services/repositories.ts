@@ -85,8 +85,6 @@ export async function createRepository(
   input: NewRepository,
 ): Promise<RepositoryRow> {
   checkRepositoryName(input.name);
-  // Refused here, before any directory is made for it.
-  repositoryPath(storage.root, owner.name, input.name);
   const defaultBranch = input.default_branch || "main";
   checkBranchName(defaultBranch, "DefaultBranch");
   const now = new Date();

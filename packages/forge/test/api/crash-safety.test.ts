@@ -29,9 +29,14 @@ interface Repo {
 
 /** What a person sees: each of the user's repositories answers, lists its branches and clones. */
 async function assertWhole(url: string, token: string, owner: string, work: string): Promise<string[]> {
-  const listed = await api<Repo[]>(url, "GET", "/user/repos?limit=50", { token });
-  assert.equal(listed.status, 200);
-  for (const repo of listed.body) {
+  const repos: Repo[] = [];
+  for (let page = 1; ; page++) {
+    const listed = await api<Repo[]>(url, "GET", `/user/repos?limit=50&page=${page}`, { token });
+    assert.equal(listed.status, 200);
+    repos.push(...listed.body);
+    if (listed.body.length < 50) break;
+  }
+  for (const repo of repos) {
     const branches = await api(url, "GET", `/repos/${owner}/${repo.name}/branches`, { token });
     assert.equal(branches.status, 200, `${repo.name}: ${JSON.stringify(branches.body)}`);
     const commits = await api(url, "GET", `/repos/${owner}/${repo.name}/commits`, { token });
@@ -41,7 +46,7 @@ async function assertWhole(url: string, token: string, owner: string, work: stri
     });
     assert.equal(refs.code, 0, `${repo.name}: ${refs.stderr}`);
   }
-  const names = listed.body.map((repo) => `${repo.name.toLowerCase()}.git`).sort();
+  const names = repos.map((repo) => `${repo.name.toLowerCase()}.git`).sort();
   return names;
 }
 
@@ -239,6 +244,38 @@ forEachDatabase("forge: kill -9 during creates, renames and deletes", (database)
       } finally {
         await next.stop();
       }
+    }
+  });
+
+  test("a process that starts (and reconciles) while another creates repositories breaks none of them", async () => {
+    const running = await serve();
+    const made: string[] = [];
+    let starting = true;
+    const creator = async (lane: number) => {
+      for (let n = 0; starting; n++) {
+        const name = `live-${lane}-${n}`;
+        const answer = await api(running.urls[0], "POST", "/user/repos", {
+          token,
+          body: { name, auto_init: true },
+        });
+        assert.equal(answer.status, 201, JSON.stringify(answer.body));
+        made.push(name);
+      }
+    };
+    let late: Awaited<ReturnType<typeof serve>> | undefined;
+    try {
+      const creators = [0, 1, 2].map(creator);
+      late = await serve();
+      starting = false;
+      await Promise.all(creators);
+      assert.ok(made.length > 0);
+      const rows = await assertWhole(late.urls[0], token, "kit", work.path);
+      for (const name of made) assert.ok(rows.includes(`${name}.git`), name);
+      assert.deepEqual(await storedRepositories(dir.path, "kit"), rows);
+    } finally {
+      starting = false;
+      await running.stop();
+      await late?.stop();
     }
   });
 });
