@@ -35,7 +35,6 @@ export {
   writeRepositoryRowId,
 } from "./staging.ts";
 export {
-  deleteRepository,
   initRepository,
   isEmpty,
   placeRepository,

@@ -118,8 +118,3 @@ export async function renameOwner(root: string, from: string, to: string): Promi
   // An owner without repositories has no directory: there is nothing to move.
   if (source !== target) await moveDirectory(source, target);
 }
-
-/** Removes a repository's directory; removing one that is already gone is not an error. */
-export async function deleteRepository(root: string, owner: string, name: string): Promise<void> {
-  await rm(repositoryPath(root, owner, name), { recursive: true, force: true });
-}

@@ -25,8 +25,7 @@ import {
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
-import type { ForgeTables } from "../schemas/tables.ts";
-import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
+import { ACCOUNT_ORGANIZATION, type ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_NONE, ACCESS_OWNER, repositoryAccess } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
