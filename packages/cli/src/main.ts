@@ -36,7 +36,16 @@ function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFl
     flag: short ? `--${setting}` : undefined,
   }));
   if (service === "forge") {
-    for (const setting of ["ssh-port", "default-paging-num", "max-response-items"] as const)
+    for (const setting of [
+      "ssh-port",
+      "default-paging-num",
+      "max-response-items",
+      "login-failures-per-account",
+      "login-failures-per-address",
+      "login-failure-window",
+      "login-trusted-address-days",
+      "max-creation-limit",
+    ] as const)
       flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
   } else {
     for (const setting of ["api-throttle-per-minute", "full-multiple-companies-support"] as const)

@@ -27,7 +27,20 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
     shutdownGraceMs: settings["shutdown-grace"] * 1000,
   };
   return name === "forge"
-    ? createForge(config, { sshPort: settings["forge.ssh-port"] })
+    ? createForge(config, {
+        sshPort: settings["forge.ssh-port"],
+        loginLimits: {
+          accountFailures: settings["forge.login-failures-per-account"],
+          addressFailures: settings["forge.login-failures-per-address"],
+          windowSeconds: settings["forge.login-failure-window"],
+          trustSeconds: settings["forge.login-trusted-address-days"] * 86_400,
+        },
+        maxCreationLimit: settings["forge.max-creation-limit"],
+        paging: {
+          defaultLimit: settings["forge.default-paging-num"],
+          maxLimit: settings["forge.max-response-items"],
+        },
+      })
     : createInventory(config, {
         apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],
         fullMultipleCompaniesSupport: settings["inventory.full-multiple-companies-support"],

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import {
   type ConfigKey,
   type ConfigOf,
+  DEFAULT_LOGIN_LIMITS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   parseTrustProxy,
   resolveConfig,
@@ -113,6 +114,40 @@ export const settingsSpec = {
     default: 50,
     description: "most items in a page of an API list, whatever the client asks (Gitea's MAX_RESPONSE_ITEMS)",
     accepts: atLeastOne,
+  } as ConfigKey<"integer">,
+  "forge.login-failures-per-account": {
+    type: "integer",
+    default: DEFAULT_LOGIN_LIMITS.accountFailures,
+    description:
+      "failed password logins (API basic auth, git over HTTP) to one account name within the window before more are refused with 429 (0: no limit)",
+    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+  } as ConfigKey<"integer">,
+  "forge.login-failures-per-address": {
+    type: "integer",
+    default: DEFAULT_LOGIN_LIMITS.addressFailures,
+    description:
+      "failed password logins from one client address (an IPv6 /64) within the window before more are refused with 429 (0: no limit)",
+    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+  } as ConfigKey<"integer">,
+  "forge.login-failure-window": {
+    type: "integer",
+    default: DEFAULT_LOGIN_LIMITS.windowSeconds,
+    description: "seconds over which failed password logins are counted (a sliding window)",
+    accepts: atLeastOne,
+  } as ConfigKey<"integer">,
+  "forge.login-trusted-address-days": {
+    type: "integer",
+    default: DEFAULT_LOGIN_LIMITS.trustSeconds / 86_400,
+    description:
+      "days an address that signed in to an account stays exempt from that account's failure limit (0: never)",
+    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+  } as ConfigKey<"integer">,
+  "forge.max-creation-limit": {
+    type: "integer",
+    default: -1,
+    description:
+      "repositories an account may own when its own max_repo_creation is -1 (Gitea's MAX_CREATION_LIMIT; -1: no limit)",
+    accepts: { test: (n: number) => n >= -1, expected: "a whole number, -1 or more" },
   } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {

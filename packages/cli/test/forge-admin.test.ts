@@ -1,7 +1,23 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { connectDatabase } from "@anvil/core";
 import { forEachDatabase, type TempDir, tempDir } from "@anvil/core/testing";
 import { runAnvil, startForge } from "./run.ts";
+
+/** A user's stored password hash, read as another process would. */
+async function storedHash(url: string, login: string): Promise<string> {
+  const database = await connectDatabase<{ account: { lower_name: string; password_hash: string } }>(url);
+  try {
+    const row = await database.db
+      .selectFrom("account")
+      .select("password_hash")
+      .where("lower_name", "=", login)
+      .executeTakeFirstOrThrow();
+    return row.password_hash;
+  } finally {
+    await database.close();
+  }
+}
 
 forEachDatabase("anvil forge admin user", (database) => {
   let dir: TempDir;
@@ -64,6 +80,8 @@ forEachDatabase("anvil forge admin user", (database) => {
         "--must-change-password=false",
       );
       assert.equal(changed.stdout, "bob's password has been successfully updated!\n");
+      // The command hashes at OWASP's scrypt cost (N=2^17, r=8, p=1), as every service process does.
+      assert.match(await storedHash(database.url, "bob"), /^scrypt\$131072\$8\$1\$/);
       const bobNow = `Basic ${Buffer.from("bob:bobpassword").toString("base64")}`;
       assert.equal((await fetch(`${base}/user`, { headers: { authorization: bobNow } })).status, 200);
 

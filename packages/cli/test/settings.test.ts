@@ -72,3 +72,29 @@ test("a token in a request's query never reaches the log", async () => {
   assert.match(result.stdout, /\/api\/v1\/user\?token=\[redacted\]&access_token=\[redacted\]/);
   assert.doesNotMatch(result.stdout + result.stderr, /0123456789abcdef|fedcba9876543210|hunter2/);
 });
+
+test("the forge's password login limits are settings, and a refused login answers 429 with Retry-After", async () => {
+  const dir = await tempDir();
+  const { port, child, finished } = await startForge(dir.path, [
+    "--login-failures-per-account",
+    "1",
+    "--login-failure-window",
+    "60",
+  ]);
+  const login = () =>
+    fetch(`http://127.0.0.1:${port}/api/v1/user`, {
+      headers: { authorization: `Basic ${Buffer.from("ghost:guess").toString("base64")}` },
+    });
+  try {
+    assert.equal((await login()).status, 401);
+    const refused = await login();
+    assert.equal(refused.status, 429);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 120, `Retry-After ${retryAfter}`);
+  } finally {
+    child.kill("SIGTERM");
+  }
+  const result = await finished;
+  await dir.remove();
+  assert.doesNotMatch(result.stdout + result.stderr, /guess/, "no password in the log");
+});

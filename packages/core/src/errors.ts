@@ -6,7 +6,8 @@ export type DomainErrorKind =
   | "forbidden"
   | "invalid"
   | "bad-request"
-  | "unauthorized";
+  | "unauthorized"
+  | "too-many-requests";
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;
@@ -65,4 +66,14 @@ export const httpStatusOf: Readonly<Record<DomainErrorKind, number>> = {
   invalid: 422,
   "bad-request": 400,
   unauthorized: 401,
+  "too-many-requests": 429,
 };
+
+/** Too many attempts (failed logins): refused without trying, to be retried after `retryAfter` seconds. */
+export class TooManyRequests extends DomainError {
+  readonly retryAfter: number;
+  constructor(message: string, retryAfter: number) {
+    super("too-many-requests", message);
+    this.retryAfter = retryAfter;
+  }
+}

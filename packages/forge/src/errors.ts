@@ -3,6 +3,7 @@ import {
   type ErrorContext,
   type HttpProblem,
   httpStatusOf,
+  TooManyRequests,
   type ValidationIssue,
 } from "@anvil/core";
 
@@ -32,6 +33,9 @@ export function mapForgeError(problem: HttpProblem, context: ErrorContext): Erro
       const status = httpStatusOf[problem.error.kind];
       const body: Record<string, unknown> = { message: problem.error.message, url };
       if (status === 404) body.errors = [];
+      // Gitea has no login limit; ours answers in its error shape, saying when to come back.
+      if (problem.error instanceof TooManyRequests)
+        return { status, body, headers: { "retry-after": String(problem.error.retryAfter) } };
       return { status, body };
     }
     case "validation":

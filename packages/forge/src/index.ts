@@ -1,5 +1,11 @@
 import { join } from "node:path";
-import { createHttpService, type HttpService, type ServiceConfig } from "@anvil/core";
+import {
+  createHttpService,
+  DEFAULT_LOGIN_LIMITS,
+  type HttpService,
+  type LoginLimits,
+  type ServiceConfig,
+} from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerGitTransport } from "./routes/git.ts";
@@ -13,13 +19,17 @@ import { reconcileStorage } from "./services/storage-reconcile.ts";
 export interface ForgeOptions {
   /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
   sshPort?: number;
+  /** Gitea's MAX_CREATION_LIMIT: repositories an account may own when its max_repo_creation is -1; -1: no limit. */
+  maxCreationLimit?: number;
   /** Gitea's DEFAULT_PAGING_NUM (30) and MAX_RESPONSE_ITEMS (50). */
   paging?: { defaultLimit: number; maxLimit: number };
+  /** Failed password logins allowed per account name and per address (API and git over HTTP). */
+  loginLimits?: LoginLimits;
 }
 
 /** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
 export function createApp(config: ServiceConfig, options: ForgeOptions = {}): HttpService<ForgeTables> {
-  const storage = { root: join(config.dataDir, "repositories") };
+  const storage = { root: join(config.dataDir, "repositories"), maxCreationLimit: options.maxCreationLimit };
   const sshPort = options.sshPort || undefined;
   return createHttpService<ForgeTables>({
     name: "forge",
@@ -41,8 +51,9 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       await reconcileStorage(database, storage, config.logger);
       registerHealth(app, database);
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
-      await registerApiV1(app, database, { paging, storage, sshPort });
-      await registerGitTransport(app, database, storage);
+      const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
+      await registerApiV1(app, database, { paging, storage, sshPort, loginLimits });
+      await registerGitTransport(app, database, storage, loginLimits);
     },
     companions:
       sshPort === undefined

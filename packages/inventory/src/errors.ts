@@ -4,6 +4,7 @@ import {
   type ErrorContext,
   Forbidden,
   type HttpProblem,
+  TooManyRequests,
   type ValidationIssue,
 } from "@anvil/core";
 
@@ -46,6 +47,15 @@ export function mapInventoryError(problem: HttpProblem, context: ErrorContext): 
         return { status: 401, body: { error: "Unauthorized or unauthenticated." } };
       if (error instanceof ReadOnlyToken) return { status: 403, body: envelope(error.message) };
       if (error.kind === "forbidden") return { status: 403, body: { message: error.message } };
+      // As Laravel's throttle answers: 429 whatever X-Api-Strict-Status says.
+      if (error.kind === "too-many-requests") {
+        const retryAfter = error instanceof TooManyRequests ? error.retryAfter : 60;
+        return {
+          status: 429,
+          body: envelope("Too many requests"),
+          headers: { "retry-after": String(retryAfter) },
+        };
+      }
       if (error instanceof Refused)
         return {
           status: strict(context) ? 409 : 200,

@@ -1,2 +1,17 @@
-export { hashPassword, verifyPassword } from "./passwords.ts";
+export { createLoginThrottleTable } from "./login-throttle.ts";
+export {
+  checkPasswordLogin,
+  type PasswordAccounts,
+  type PasswordLogin,
+  TOO_MANY_LOGINS,
+} from "./password-login.ts";
+export {
+  hashPassword,
+  OWASP_SCRYPT_COST,
+  passwordHashCost,
+  passwordNeedsRehash,
+  type ScryptCost,
+  setPasswordHashCost,
+  verifyPassword,
+} from "./passwords.ts";
 export { generateTokenSecret, hashToken } from "./tokens.ts";

@@ -9,4 +9,9 @@ export {
   flagName,
   resolveConfig,
 } from "./config.ts";
-export { DEFAULT_SHUTDOWN_GRACE_MS, parseTrustProxy } from "./service-settings.ts";
+export {
+  DEFAULT_LOGIN_LIMITS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  type LoginLimits,
+  parseTrustProxy,
+} from "./service-settings.ts";

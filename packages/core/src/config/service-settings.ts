@@ -27,3 +27,21 @@ export function parseTrustProxy(text: string): TrustProxy | undefined {
 
 /** How long in-flight requests may run after a stop is asked for, unless configured. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+export interface LoginLimits {
+  /** Failed logins to one account name within a window before further ones are refused; 0: no limit. */
+  accountFailures: number;
+  /** Failed logins from one client address (an IPv6 /64) within a window; 0: no limit. */
+  addressFailures: number;
+  /** The sliding window, in seconds. */
+  windowSeconds: number;
+  /** How long an address that signed in to an account is exempt from that account's limit, in seconds. */
+  trustSeconds: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: Readonly<LoginLimits> = Object.freeze({
+  accountFailures: 10,
+  addressFailures: 30,
+  windowSeconds: 15 * 60,
+  trustSeconds: 30 * 24 * 60 * 60,
+});

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { after, before, describe } from "node:test";
 import pg from "pg";
+import { type ScryptCost, setPasswordHashCost } from "../auth/passwords.ts";
 import type { DialectName } from "../db/index.ts";
 import { tempDir } from "./temp.ts";
 
@@ -73,10 +74,19 @@ export async function dropAbandonedTestDatabases(adminUrl: string): Promise<stri
 }
 
 /**
+ * The scrypt cost of passwords hashed in the tests' own processes: the suites make thousands of
+ * users, and OWASP's cost (~0.4 s a hash here) would make them crawl. Services started as their
+ * own processes (startAnvil) keep OWASP's cost; a test of the cost itself sets it back.
+ */
+export const TEST_SCRYPT_COST: Readonly<ScryptCost> = Object.freeze({ N: 2 ** 10, r: 8, p: 1 });
+
+/**
  * Runs `body` once per database: SQLite always, PostgreSQL too when TEST_PG_URL is set
  * (TEST_DB_ONLY narrows it to one). Each run gets a database of its own, dropped afterwards.
+ * Passwords hashed in this process from then on use TEST_SCRYPT_COST.
  */
 export function forEachDatabase(title: string, body: (database: TestDatabase) => void): void {
+  setPasswordHashCost(TEST_SCRYPT_COST);
   for (const dialect of targets()) {
     describe(`${title} [${dialect}]`, () => {
       const state = { dialect, url: "" };

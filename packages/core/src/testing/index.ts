@@ -1,5 +1,5 @@
 export { freePort, listenLocal, type StartedApp, serviceConfig, startApp } from "./app.ts";
-export { forEachDatabase, type TestDatabase } from "./database.ts";
+export { forEachDatabase, TEST_SCRYPT_COST, type TestDatabase } from "./database.ts";
 export {
   type Finished,
   groupAlive,

@@ -1,4 +1,4 @@
-import type { Branch, Commit } from "../git/index.ts";
+import type { Branch, Commit, Signature } from "../git/index.ts";
 import { link } from "./link.ts";
 import type { ApiUser } from "./user.ts";
 
@@ -16,7 +16,21 @@ function repoApiUrl(rootUrl: URL, fullName: string, rest: string): string {
   return link(rootUrl, `api/v1/repos/${fullName}/${rest}`);
 }
 
-export function toApiBranch(branch: Branch, fullName: string, rootUrl: URL, canPush: boolean) {
+function payloadUser(signature: Signature, usernameOf: (email: string) => string) {
+  return { name: signature.name, email: signature.email, username: usernameOf(signature.email) };
+}
+
+/**
+ * A branch as Gitea shows it; its commit's author and committer are PayloadUsers, whose username
+ * is that of the forge user with their e-mail address (`usernameOf`), or empty.
+ */
+export function toApiBranch(
+  branch: Branch,
+  fullName: string,
+  rootUrl: URL,
+  canPush: boolean,
+  usernameOf: (email: string) => string,
+) {
   const { commit } = branch;
   return {
     name: branch.name,
@@ -24,8 +38,8 @@ export function toApiBranch(branch: Branch, fullName: string, rootUrl: URL, canP
       id: commit.id,
       message: commit.message,
       url: link(rootUrl, `${fullName}/commit/${commit.id}`),
-      author: { name: commit.author.name, email: commit.author.email, username: "" },
-      committer: { name: commit.committer.name, email: commit.committer.email, username: "" },
+      author: payloadUser(commit.author, usernameOf),
+      committer: payloadUser(commit.committer, usernameOf),
       verification: NOT_SIGNED,
       timestamp: commit.committer.date,
       added: [],

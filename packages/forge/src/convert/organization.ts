@@ -2,11 +2,6 @@ import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import { type ApiUser, toApiUser } from "./user.ts";
 
-/** A user with Gogs' `username` beside Gitea's `login`, as org owners and Gogs' admin lists show them. */
-export interface ApiMember extends ApiUser {
-  username: string;
-}
-
 export interface ApiOrganization {
   id: number;
   name: string;
@@ -20,11 +15,7 @@ export interface ApiOrganization {
   location: string;
   visibility: string;
   repo_admin_change_team_access: boolean;
-  owners?: ApiMember[];
-}
-
-export function toApiMember(account: AccountRow, viewer: AccountRow | undefined, rootUrl: URL): ApiMember {
-  return { ...toApiUser(account, viewer, rootUrl), username: account.name };
+  owners?: ApiUser[];
 }
 
 /**
@@ -51,6 +42,6 @@ export function toApiOrganization(
     visibility: org.visibility,
     repo_admin_change_team_access: readBool(org.repo_admin_change_team_access),
   };
-  if (owners) shown.owners = owners.map((owner) => toApiMember(owner, viewer, rootUrl));
+  if (owners) shown.owners = owners.map((owner) => toApiUser(owner, viewer, rootUrl));
   return shown;
 }

@@ -1,10 +1,17 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
-import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE } from "../services/access.ts";
+import {
+  ACCESS_ADMIN,
+  ACCESS_READ,
+  ACCESS_WRITE,
+  accessTo,
+  canSee,
+  type Permission,
+} from "../services/access.ts";
 import { link } from "./link.ts";
 import { apiTime, ZERO_TIME } from "./time.ts";
-import { toApiUser } from "./user.ts";
+import { toApiRepositoryOwner } from "./user.ts";
 
 /** How clients reach the forge: the root URL for HTTP, and the SSH host and port when SSH is on. */
 export interface CloneUrls {
@@ -24,7 +31,7 @@ export function toApiRepository(
   repository: RepositoryRow,
   owner: AccountRow,
   viewer: AccountRow | undefined,
-  access: number,
+  permission: Permission,
   urls: CloneUrls,
   topics: string[],
 ) {
@@ -32,7 +39,7 @@ export function toApiRepository(
   const htmlUrl = link(urls.rootUrl, fullName.split("/").map(encodeURIComponent).join("/"));
   return {
     id: repository.id,
-    owner: toApiUser(owner, viewer, urls.rootUrl),
+    owner: toApiRepositoryOwner(owner, viewer, canSee(permission), urls.rootUrl),
     name: repository.name,
     full_name: fullName,
     description: repository.description,
@@ -62,7 +69,12 @@ export function toApiRepository(
     created_at: apiTime(repository.created_at),
     updated_at: apiTime(repository.updated_at),
     archived_at: ZERO_TIME,
-    permissions: { admin: access >= ACCESS_ADMIN, push: access >= ACCESS_WRITE, pull: access >= ACCESS_READ },
+    // As Gitea: admin over the whole repository, push and pull on its code.
+    permissions: {
+      admin: permission.mode >= ACCESS_ADMIN,
+      push: accessTo(permission, "repo.code") >= ACCESS_WRITE,
+      pull: accessTo(permission, "repo.code") >= ACCESS_READ,
+    },
     has_code: true,
     has_issues: true,
     internal_tracker: {

@@ -7,6 +7,8 @@ import { apiTime, ZERO_TIME } from "./time.ts";
 export interface ApiUser {
   id: number;
   login: string;
+  /** Gitea adds it beside `login` to every User it sends, for Gogs clients; not in the swagger. */
+  username: string;
   login_name: string;
   source_id: number;
   full_name: string;
@@ -29,23 +31,47 @@ export interface ApiUser {
   starred_repos_count: number;
 }
 
+/** What the caller may see of an account: its e-mail (signed), its account details (authed). */
+interface Disclosure {
+  signed: boolean;
+  authed: boolean;
+}
+
 /**
  * A user as Gitea shows it to `viewer`: the e-mail only to signed-in callers, and the account
  * details (admin flag, login name and source, activity) only to the user and site admins.
  */
 export function toApiUser(account: AccountRow, viewer: AccountRow | undefined, rootUrl: URL): ApiUser {
   const authed = viewer !== undefined && (viewer.id === account.id || isAdmin(viewer));
+  return renderUser(account, { signed: viewer !== undefined, authed }, rootUrl);
+}
+
+/**
+ * A repository's owner, user or organization, as Gitea renders it inside the repository: its
+ * e-mail to callers with access to the repository, never its account details. Gitea also shows
+ * the e-mail to anonymous readers of a public repository (behind its "keep e-mail private"
+ * setting, which the forge does not have), so here the caller must be signed in as well.
+ */
+export function toApiRepositoryOwner(
+  account: AccountRow,
+  viewer: AccountRow | undefined,
+  seesRepository: boolean,
+  rootUrl: URL,
+): ApiUser {
+  return renderUser(account, { signed: viewer !== undefined && seesRepository, authed: false }, rootUrl);
+}
+
+function renderUser(account: AccountRow, { signed, authed }: Disclosure, rootUrl: URL): ApiUser {
   return {
     id: account.id,
     login: account.name,
+    username: account.name,
     login_name: authed ? account.login_name : "",
     source_id: authed ? account.source_id : 0,
     full_name: account.full_name,
     // Gitea's placeholder stands in when the address is hidden or, for organizations, unset.
     email:
-      viewer !== undefined && account.email !== ""
-        ? account.email
-        : `${account.lower_name}@noreply.${rootUrl.hostname}`,
+      signed && account.email !== "" ? account.email : `${account.lower_name}@noreply.${rootUrl.hostname}`,
     avatar_url: link(rootUrl, `avatars/${encodeURIComponent(account.lower_name)}`),
     html_url: link(rootUrl, encodeURIComponent(account.name)),
     language: "",

@@ -3,6 +3,15 @@ import { accounts } from "./0001_accounts.ts";
 import { organizations } from "./0002_organizations.ts";
 import { repositories } from "./0003_repositories.ts";
 import { publicKeys } from "./0004_public_keys.ts";
+import { emailsTransfers } from "./0005_emails_transfers.ts";
+import { loginThrottle } from "./0007_login_throttle.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
-export const migrations: readonly NamedMigration[] = [accounts, organizations, repositories, publicKeys];
+export const migrations: readonly NamedMigration[] = [
+  accounts,
+  organizations,
+  repositories,
+  publicKeys,
+  emailsTransfers,
+  loginThrottle,
+];

@@ -1,4 +1,4 @@
-import { containsText, countRows, type DialectName, prepared } from "@anvil/core";
+import { containsText, countRows, type DialectName, forUpdate, prepared } from "@anvil/core";
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { AccountTable, ForgeTables } from "../schemas/tables.ts";
 
@@ -19,6 +19,20 @@ export async function findAccountByName(
   name: string,
 ): Promise<AccountRow | undefined> {
   return (await accountByName(db, name.toLowerCase()))[0];
+}
+
+/** The account as it is now, locked until the transaction ends (see core's claims). */
+export function lockAccount(
+  db: Kysely<ForgeTables>,
+  id: number,
+  dialect: DialectName,
+): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom("account")
+    .selectAll()
+    .where("id", "=", id)
+    .$call(forUpdate(dialect))
+    .executeTakeFirst();
 }
 
 export async function findAccountById(db: Kysely<ForgeTables>, id: number): Promise<AccountRow | undefined> {
@@ -76,6 +90,21 @@ export async function updateAccount(
   changes: AccountChanges,
 ): Promise<AccountRow | undefined> {
   return db.updateTable("account").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** Stores a new hash of the same password, unless the password was changed meanwhile. */
+export async function replacePasswordHash(
+  db: Kysely<ForgeTables>,
+  id: number,
+  previous: string,
+  next: string,
+): Promise<void> {
+  await db
+    .updateTable("account")
+    .set({ password_hash: next })
+    .where("id", "=", id)
+    .where("password_hash", "=", previous)
+    .execute();
 }
 
 export async function deleteAccount(db: Kysely<ForgeTables>, id: number): Promise<void> {

@@ -1,5 +1,5 @@
-import { containsText, countRows, type DialectName, prepared, readBool } from "@anvil/core";
-import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
+import { containsText, countRows, type DialectName, prepared } from "@anvil/core";
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { ForgeTables, RepositoryTable } from "../schemas/tables.ts";
 
 export type RepositoryRow = Selectable<RepositoryTable>;
@@ -14,6 +14,10 @@ export async function findRepository(
   name: string,
 ): Promise<RepositoryRow | undefined> {
   return (await repositoryByName(db, ownerId, name.toLowerCase()))[0];
+}
+
+export function findRepositoryById(db: Kysely<ForgeTables>, id: number): Promise<RepositoryRow | undefined> {
+  return db.selectFrom("repository").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 export function insertRepository(
@@ -35,6 +39,12 @@ export async function deleteRepositoryRow(db: Kysely<ForgeTables>, id: number): 
   await db.deleteFrom("repository").where("id", "=", id).execute();
 }
 
+/**
+ * Who reads a list: site admins read `all`, anonymous callers are undefined; a signed-in account,
+ * restricted or not (a restricted one reads only what it is given).
+ */
+export type RepositoryReader = "all" | { id: number; restricted: boolean } | undefined;
+
 export interface RepositoryQuery {
   ownerId?: number;
   /** Repositories this account owns or collaborates on. */
@@ -43,8 +53,8 @@ export interface RepositoryQuery {
   collaboratorId?: number;
   keyword?: string;
   includeDescription?: boolean;
-  /** Who reads: private repositories show for `all` (site admins), or for their owner and collaborators. */
-  reader: "all" | number | undefined;
+  /** Who reads, and so which repositories the list may show at all. */
+  reader: RepositoryReader;
   isPrivate?: boolean;
   archived?: boolean;
   template?: boolean;
@@ -54,49 +64,62 @@ export interface RepositoryQuery {
   limit: number;
 }
 
+/**
+ * The visibility rule of services/access.ts as a filter: a repository shows when the reader owns
+ * it, collaborates on it, reaches it through a team with some access, or when it is public and its
+ * owner is one the reader may see (public owners for anonymous and restricted readers, these only
+ * in organizations they belong to; limited ones too for others, and private organizations they
+ * belong to).
+ */
+function readableBy(db: Kysely<ForgeTables>, reader: Exclude<RepositoryReader, "all">) {
+  const ownersOf = (visibilities: string[]) =>
+    db.selectFrom("account").select("id").where("visibility", "in", visibilities);
+  return (eb: ExpressionBuilder<ForgeTables, "repository">) => {
+    if (reader === undefined)
+      return eb.and([eb("is_private", "=", false), eb("owner_id", "in", ownersOf(["public"]))]);
+    const memberOf = db.selectFrom("org_user").select("org_id").where("account_id", "=", reader.id);
+    const teams = db
+      .selectFrom("team")
+      .innerJoin("team_user", "team_user.team_id", "team.id")
+      .where("team_user.account_id", "=", reader.id)
+      .where("team.authorize", "!=", "none");
+    const visibleOwner = reader.restricted
+      ? eb.and([eb("owner_id", "in", ownersOf(["public"])), eb("owner_id", "in", memberOf)])
+      : eb.or([eb("owner_id", "in", ownersOf(["public", "limited"])), eb("owner_id", "in", memberOf)]);
+    return eb.or([
+      eb("owner_id", "=", reader.id),
+      eb("id", "in", collaborationsOf(db, reader.id)),
+      eb(
+        "id",
+        "in",
+        teams.innerJoin("team_repo", "team_repo.team_id", "team.id").select("team_repo.repo_id"),
+      ),
+      eb("owner_id", "in", teams.where("team.includes_all_repositories", "=", true).select("team.org_id")),
+      eb.and([eb("is_private", "=", false), visibleOwner]),
+    ]);
+  };
+}
+
+function collaborationsOf(db: Kysely<ForgeTables>, accountId: number) {
+  return db.selectFrom("collaboration").select("repo_id").where("account_id", "=", accountId);
+}
+
 export async function listRepositories(
   db: Kysely<ForgeTables>,
   dialect: DialectName,
   query: RepositoryQuery,
 ): Promise<{ rows: RepositoryRow[]; total: number }> {
-  const collaboratesOn = (accountId: number) =>
-    db.selectFrom("collaboration").select("repo_id").where("account_id", "=", accountId);
-  const reachedByTeams = (accountId: number) =>
-    db
-      .selectFrom("team_repo")
-      .innerJoin("team_user", "team_user.team_id", "team_repo.team_id")
-      .select("team_repo.repo_id")
-      .where("team_user.account_id", "=", accountId);
-  const organizationsWholly = (accountId: number) =>
-    db
-      .selectFrom("team")
-      .innerJoin("team_user", "team_user.team_id", "team.id")
-      .select("team.org_id")
-      .where("team_user.account_id", "=", accountId)
-      .where("team.includes_all_repositories", "=", true);
   let selection = db.selectFrom("repository").selectAll();
   if (query.ownerId !== undefined) selection = selection.where("owner_id", "=", query.ownerId);
   if (query.involvedId !== undefined) {
     const involved = query.involvedId;
     selection = selection.where((eb) =>
-      eb.or([eb("owner_id", "=", involved), eb("id", "in", collaboratesOn(involved))]),
+      eb.or([eb("owner_id", "=", involved), eb("id", "in", collaborationsOf(db, involved))]),
     );
   }
   if (query.collaboratorId !== undefined)
-    selection = selection.where("id", "in", collaboratesOn(query.collaboratorId));
-  const reader = query.reader;
-  if (reader === undefined) selection = selection.where("is_private", "=", false);
-  else if (reader !== "all") {
-    selection = selection.where((eb) =>
-      eb.or([
-        eb("is_private", "=", false),
-        eb("owner_id", "=", reader),
-        eb("id", "in", collaboratesOn(reader)),
-        eb("id", "in", reachedByTeams(reader)),
-        eb("owner_id", "in", organizationsWholly(reader)),
-      ]),
-    );
-  }
+    selection = selection.where("id", "in", collaborationsOf(db, query.collaboratorId));
+  if (query.reader !== "all") selection = selection.where(readableBy(db, query.reader));
   if (query.isPrivate !== undefined) selection = selection.where("is_private", "=", query.isPrivate);
   if (query.archived !== undefined) selection = selection.where("is_archived", "=", query.archived);
   if (query.template !== undefined) selection = selection.where("is_template", "=", query.template);
@@ -252,39 +275,40 @@ export async function deleteTopic(db: Kysely<ForgeTables>, repoId: number, name:
   await db.deleteFrom("repo_topic").where("repo_id", "=", repoId).where("name", "=", name).execute();
 }
 
-/**
- * What the account's teams grant: team modes per repository, and per organization for teams
- * that include every repository of it.
- */
-export async function teamGrants(
-  db: Kysely<ForgeTables>,
-  accountId: number,
-): Promise<{ byRepository: Map<number, string[]>; byOrganization: Map<number, string[]> }> {
-  const rows = await db
+/** One of an account's teams, with a repository it reaches (null: none given to it by name). */
+export interface TeamReachRow {
+  team_id: number;
+  org_id: number;
+  authorize: string;
+  includes_all_repositories: boolean | number;
+  repo_id: number | null;
+}
+
+/** Every team the account is in, once per repository given to it. */
+export function teamsReaching(db: Kysely<ForgeTables>, accountId: number): Promise<TeamReachRow[]> {
+  return db
     .selectFrom("team")
     .innerJoin("team_user", "team_user.team_id", "team.id")
     .leftJoin("team_repo", "team_repo.team_id", "team.id")
-    .select(["team.org_id", "team.authorize", "team.includes_all_repositories", "team_repo.repo_id"])
+    .select([
+      "team.id as team_id",
+      "team.org_id",
+      "team.authorize",
+      "team.includes_all_repositories",
+      "team_repo.repo_id",
+    ])
     .where("team_user.account_id", "=", accountId)
     .execute();
-  const byRepository = new Map<number, string[]>();
-  const byOrganization = new Map<number, string[]>();
-  const add = (map: Map<number, string[]>, key: number, mode: string) =>
-    map.set(key, [...(map.get(key) ?? []), mode]);
-  for (const row of rows) {
-    if (readBool(row.includes_all_repositories)) add(byOrganization, row.org_id, row.authorize);
-    if (row.repo_id !== null) add(byRepository, row.repo_id, row.authorize);
-  }
-  return { byRepository, byOrganization };
 }
 
-/** The modes of the account's teams that reach this one repository of this organization. */
-const teamModesOnRepository = prepared(
+/** The account's teams that reach this one repository of this organization, once per unit they list. */
+const teamUnitsOnRepository = prepared(
   (db: Kysely<ForgeTables>, accountId: number, orgId: number, repoId: number) =>
     db
       .selectFrom("team")
       .innerJoin("team_user", "team_user.team_id", "team.id")
-      .select("team.authorize")
+      .leftJoin("team_unit", "team_unit.team_id", "team.id")
+      .select(["team.id as team_id", "team.authorize", "team_unit.unit", "team_unit.access_mode"])
       .where("team_user.account_id", "=", accountId)
       .where("team.org_id", "=", orgId)
       .where((eb) =>
@@ -301,13 +325,14 @@ const teamModesOnRepository = prepared(
       ),
 );
 
-export async function teamModesOn(
+export function teamUnitsOn(
   db: Kysely<ForgeTables>,
   accountId: number,
   repository: { id: number; owner_id: number },
-): Promise<string[]> {
-  const rows = await teamModesOnRepository(db, accountId, repository.owner_id, repository.id);
-  return rows.map((row) => row.authorize);
+): Promise<
+  readonly { team_id: number; authorize: string; unit: string | null; access_mode: string | null }[]
+> {
+  return teamUnitsOnRepository(db, accountId, repository.owner_id, repository.id);
 }
 
 export function countOwnedRepositories(db: Kysely<ForgeTables>, ownerId: number): Promise<number> {
@@ -348,18 +373,19 @@ export async function removeTeamRepository(
   await db.deleteFrom("team_repo").where("team_id", "=", teamId).where("repo_id", "=", repoId).execute();
 }
 
-/** The repositories a team reaches: all of its organization's, or those given to it. */
+/** The repositories a team reaches (all of its organization's, or those given to it), or their public ones. */
 export async function listTeamRepositories(
   db: Kysely<ForgeTables>,
   team: { id: number; orgId: number; includesAll: boolean },
-  window: { offset: number; limit: number },
+  window: { offset: number; limit: number; publicOnly: boolean },
 ): Promise<{ rows: RepositoryRow[]; total: number }> {
-  const selection = team.includesAll
+  const reached = team.includesAll
     ? db.selectFrom("repository").selectAll().where("owner_id", "=", team.orgId)
     : db
         .selectFrom("repository")
         .selectAll()
         .where("id", "in", db.selectFrom("team_repo").select("repo_id").where("team_id", "=", team.id));
+  const selection = window.publicOnly ? reached.where("is_private", "=", false) : reached;
   const [rows, total] = await Promise.all([
     selection.orderBy("lower_name").limit(window.limit).offset(window.offset).execute(),
     countRows(db, selection),

@@ -58,7 +58,8 @@ export function listTeamUnits(db: Kysely<ForgeTables>, teamIds: number[]): Promi
 }
 
 export interface TeamQuery {
-  orgId: number;
+  /** Only this organization's teams; every organization's when left out. */
+  orgId?: number;
   /** Only the teams this account is in. */
   memberId?: number;
   /** Case-insensitive part of the name (or of the description, with `includeDescription`). */
@@ -68,14 +69,15 @@ export interface TeamQuery {
   limit: number;
 }
 
-/** A page of an organization's teams in name order, and how many match in all. */
+/** A page of teams in name order (then by organization), and how many match in all. */
 export async function listTeams(
   db: Kysely<ForgeTables>,
   dialect: DialectName,
   query: TeamQuery,
 ): Promise<{ rows: TeamRow[]; total: number }> {
-  let selection = db.selectFrom("team").selectAll().where("org_id", "=", query.orgId);
-  const { memberId, keyword } = query;
+  let selection = db.selectFrom("team").selectAll();
+  const { orgId, memberId, keyword } = query;
+  if (orgId !== undefined) selection = selection.where("org_id", "=", orgId);
   if (memberId !== undefined) {
     selection = selection.where(
       "id",
@@ -91,7 +93,7 @@ export async function listTeams(
     });
   }
   const [rows, total] = await Promise.all([
-    selection.orderBy("lower_name").limit(query.limit).offset(query.offset).execute(),
+    selection.orderBy("lower_name").orderBy("org_id").limit(query.limit).offset(query.offset).execute(),
     countRows(db, selection),
   ]);
   return { rows, total };

@@ -1,4 +1,4 @@
-import { Forbidden, type HttpServer, readBool, Unauthorized } from "@anvil/core";
+import { Forbidden, type HttpServer, type LoginLimits, readBool, Unauthorized } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import {
   type GitService,
@@ -30,13 +30,17 @@ export async function registerGitTransport(
   app: HttpServer,
   database: ForgeDatabase,
   storage: Storage,
+  loginLimits: LoginLimits,
 ): Promise<void> {
   await app.register(async (scope) => {
     const git = scope as unknown as HttpServer;
     registerGitContentTypes(git);
 
     const authorize = async (request: FastifyRequest<GitRequest>, service: GitService) => {
-      const caller = await authenticate(database, { authorization: request.headers.authorization });
+      const caller = await authenticate(database, loginLimits, {
+        authorization: request.headers.authorization,
+        address: request.ip,
+      });
       if (caller && readBool(caller.account.must_change_password))
         throw new Forbidden("You must change your password before using git over HTTP.");
       const name = request.params.repo.replace(/\.git$/, "");

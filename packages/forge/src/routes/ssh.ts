@@ -22,7 +22,8 @@ export function startForgeSsh(
     port: options.port,
     hostKeyPath: join(options.dataDir, "ssh", "anvil.ed25519"),
     logger: options.logger,
-    authenticate: (_username, key) => accountForKey(database, `${key.algo} ${key.data.toString("base64")}`),
+    authenticate: (_username, key, signed) =>
+      accountForKey(database, `${key.algo} ${key.data.toString("base64")}`, signed),
     authorize: async (account, request) => {
       try {
         const context = await authorizeGit(database, request.owner, request.repo, request.service, {

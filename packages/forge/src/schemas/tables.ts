@@ -132,6 +132,27 @@ export interface PublicKeyTable {
   last_used_at: Generated<Time | null>;
 }
 
+/** An address of a user besides the account's own, which is the primary one. */
+export interface EmailAddressTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  lower_email: string;
+  is_activated: Generated<Bool>;
+  created_at: Time;
+}
+
+/** A repository transfer waiting for its recipient to accept or reject it. */
+export interface RepoTransferTable {
+  id: Generated<number>;
+  repo_id: number;
+  doer_id: number;
+  recipient_id: number;
+  /** Comma-separated ids of the recipient organization's teams to give the repository. */
+  team_ids: Generated<string>;
+  created_at: Time;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -144,6 +165,8 @@ export interface ForgeTables {
   team: TeamTable;
   team_unit: TeamUnitTable;
   team_user: TeamUserTable;
+  email_address: EmailAddressTable;
+  repo_transfer: RepoTransferTable;
 }
 
 export const ACCOUNT_USER = 0;

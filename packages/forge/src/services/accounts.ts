@@ -20,6 +20,7 @@ import {
 import { isInAnyOrganization } from "../repositories/organizations.ts";
 import { countOwnedRepositories } from "../repositories/repos.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
+import { claimPrimaryEmail } from "./emails.ts";
 import { checkAccountName, checkEmail } from "./names.ts";
 
 export type ForgeDatabase = Database<ForgeTables>;
@@ -85,6 +86,7 @@ export async function createUser(database: ForgeDatabase, input: NewUser): Promi
   checkVisibility(input.visibility);
   if (input.password === undefined || input.password === "") throw new BadRequest("password is required");
   checkPassword(input.password);
+  await claimPrimaryEmail(database, input.email);
   const now = toStoredTime(new Date(), database.dialect);
   try {
     return await insertAccount(database.db, {
@@ -163,6 +165,8 @@ export async function editUser(database: ForgeDatabase, name: string, edit: User
   if (edit.active !== undefined) changes.is_active = edit.active;
   if (edit.admin !== undefined) changes.is_admin = edit.admin;
   if (edit.visibility) changes.visibility = edit.visibility;
+  if (changes.email !== undefined && changes.lower_email !== user.lower_email)
+    await claimPrimaryEmail(database, changes.email, user.id);
   try {
     const updated = await updateAccount(database.db, user.id, changes);
     if (!updated) throw new NotFound(`user does not exist [uid: ${user.id}, name: ${name}]`);

@@ -1,9 +1,19 @@
-import { Forbidden, NotFound, RowMemo, readBool, Unauthorized, verifyPassword } from "@anvil/core";
+import {
+  checkPasswordLogin,
+  Forbidden,
+  type LoginLimits,
+  NotFound,
+  type PasswordAccounts,
+  RowMemo,
+  readBool,
+  Unauthorized,
+} from "@anvil/core";
 import {
   type AccountRow,
   findAccountById,
   findAccountByName,
   findUserByLogin,
+  replacePasswordHash,
 } from "../repositories/accounts.ts";
 import { ACCOUNT_USER } from "../schemas/tables.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
@@ -18,10 +28,14 @@ export interface Caller {
   scopes?: string[];
 }
 
-/** What a request presents: its Authorization header and its `token`/`access_token` query value. */
+/**
+ * What a request presents: its Authorization header and its `token`/`access_token` query value,
+ * and the client's address (after trusted proxies), which password logins are limited by.
+ */
 export interface Credentials {
   authorization?: string;
   queryToken?: string;
+  address: string;
 }
 
 const INVALID = "invalid username, password or token";
@@ -50,13 +64,28 @@ async function byToken(database: ForgeDatabase, secret: string): Promise<Caller 
 
 // Basic auth carries either a password or a token: as the password, or as the user name with an
 // empty password or `x-oauth-basic` (what `git clone https://TOKEN@host/…` sends).
-async function byBasic(database: ForgeDatabase, user: string, password: string): Promise<Caller | undefined> {
-  const tokenInUser = password === "" || password === "x-oauth-basic";
-  const asToken = await byToken(database, tokenInUser ? user : password);
+async function byBasic(
+  database: ForgeDatabase,
+  limits: LoginLimits,
+  login: { user: string; password: string; address: string },
+): Promise<Caller | undefined> {
+  const tokenInUser = login.password === "" || login.password === "x-oauth-basic";
+  const asToken = await byToken(database, tokenInUser ? login.user : login.password);
   if (asToken || tokenInUser) return asToken;
-  const account = await findUserByLogin(database.db, user);
-  if (!account || !(await verifyPassword(password, account.password_hash))) return undefined;
-  return { account, via: "password" };
+  const account = await checkPasswordLogin(database.db, limits, passwordAccounts(database), {
+    login: login.user,
+    password: login.password,
+    address: login.address,
+  });
+  return account && { account, via: "password" };
+}
+
+function passwordAccounts(database: ForgeDatabase): PasswordAccounts<AccountRow> {
+  return {
+    find: (login) => findUserByLogin(database.db, login),
+    hashOf: (account) => account.password_hash,
+    replaceHash: (account, previous, next) => replacePasswordHash(database.db, account.id, previous, next),
+  };
 }
 
 function checkAllowedToSignIn(account: AccountRow): void {
@@ -71,6 +100,7 @@ function checkAllowedToSignIn(account: AccountRow): void {
  */
 export async function authenticate(
   database: ForgeDatabase,
+  limits: LoginLimits,
   credentials: Credentials,
 ): Promise<Caller | undefined> {
   const header = credentials.authorization?.trim() ?? "";
@@ -81,7 +111,7 @@ export async function authenticate(
   if (scheme === "token" || scheme === "bearer") caller = await byToken(database, value);
   else if (scheme === "basic") {
     const basic = decodeBasic(value);
-    caller = basic && (await byBasic(database, basic.user, basic.password));
+    caller = basic && (await byBasic(database, limits, { ...basic, address: credentials.address }));
   } else if (header === "" && credentials.queryToken !== undefined) {
     caller = await byToken(database, credentials.queryToken);
   } else if (header === "") return undefined;

@@ -1,4 +1,4 @@
-import { Invalid, NotFound } from "@anvil/core";
+import { Forbidden, Invalid, NotFound } from "@anvil/core";
 import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
 import {
   deleteCollaboration,
@@ -7,8 +7,8 @@ import {
   upsertCollaboration,
 } from "../repositories/repos.ts";
 import { ACCOUNT_USER } from "../schemas/tables.ts";
-import { ACCESS_ADMIN, ACCESS_READ, COLLABORATOR_MODES, repositoryAccess } from "./access.ts";
-import type { ForgeDatabase } from "./accounts.ts";
+import { ACCESS_ADMIN, COLLABORATOR_MODES, type Permission, repositoryPermission } from "./access.ts";
+import { type ForgeDatabase, getUser, isAdmin } from "./accounts.ts";
 import { type RepositoryContext, requireAccess } from "./repositories.ts";
 
 // Gitea answers 422, not 404, when the named collaborator is not a user.
@@ -52,7 +52,6 @@ export async function isCollaborator(
   context: RepositoryContext,
   name: string,
 ): Promise<void> {
-  requireAccess(context, ACCESS_READ);
   const account = await collaboratorAccount(database, name);
   if (!(await findCollaboration(database.db, context.repository.id, account.id)))
     throw new NotFound(`user is not a collaborator [name: ${name}]`);
@@ -63,17 +62,26 @@ export function collaborators(
   context: RepositoryContext,
   window: { offset: number; limit: number },
 ) {
-  requireAccess(context, ACCESS_READ);
   return listCollaborators(database.db, context.repository.id, window);
 }
 
-/** What `name` may do with the repository, as GET …/collaborators/{name}/permission reports. */
+/**
+ * What `name` may do with the repository, as GET …/collaborators/{name}/permission reports: asked
+ * by a site admin, an admin of the repository, or the user themself.
+ */
 export async function collaboratorAccess(
   database: ForgeDatabase,
   context: RepositoryContext,
+  viewer: AccountRow,
   name: string,
-): Promise<{ account: AccountRow; access: number }> {
-  requireAccess(context, ACCESS_READ);
-  const account = await collaboratorAccount(database, name);
-  return { account, access: await repositoryAccess(database, context.repository, context.owner, account) };
+): Promise<{ account: AccountRow; permission: Permission }> {
+  if (!isAdmin(viewer) && viewer.lower_name !== name.toLowerCase() && context.permission.mode < ACCESS_ADMIN)
+    throw new Forbidden(
+      "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own",
+    );
+  const account = await getUser(database, name);
+  return {
+    account,
+    permission: await repositoryPermission(database, context.repository, context.owner, account),
+  };
 }

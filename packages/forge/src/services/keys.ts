@@ -56,14 +56,18 @@ export async function removeKey(database: ForgeDatabase, owner: AccountRow, id: 
     throw new NotFound(`public key does not exist [id: ${id}]`);
 }
 
-/** The user an SSH login's key belongs to, when they may sign in; notes the key's use. */
+/**
+ * The user an SSH key belongs to, when they may sign in; a login (`used`) notes the key's use, a
+ * client's query whether the key would do writes nothing.
+ */
 export async function accountForKey(
   database: ForgeDatabase,
   content: string,
+  used: boolean,
 ): Promise<AccountRow | undefined> {
   const key = await findKeyByContent(database.db, content);
   const account = key && (await findAccountById(database.db, key.account_id));
   if (!key || !account || !readBool(account.is_active) || readBool(account.prohibit_login)) return undefined;
-  await touchKey(database.db, key.id, toStoredTime(new Date(), database.dialect));
+  if (used) await touchKey(database.db, key.id, toStoredTime(new Date(), database.dialect));
   return account;
 }

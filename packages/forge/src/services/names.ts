@@ -63,6 +63,12 @@ export function checkAccountName(name: string, field = "Username"): void {
 // A deliberately loose check, as Gitea's binding: something@something.
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
 
+const MAX_EMAIL = 255;
+
+export function isEmail(email: string): boolean {
+  return email.length <= MAX_EMAIL && EMAIL.test(email);
+}
+
 export function checkEmail(email: string): void {
-  if (!EMAIL.test(email) || email.length > 255) throw new Invalid("[Email]: Email");
+  if (!isEmail(email)) throw new Invalid("[Email]: Email");
 }

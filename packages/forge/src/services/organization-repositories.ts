@@ -9,7 +9,7 @@ import {
   removeTeamRepository,
 } from "../repositories/repos.ts";
 import type { TeamRow } from "../repositories/teams.ts";
-import { ACCESS_ADMIN, repositoryAccess } from "./access.ts";
+import { ACCESS_ADMIN, repositoryPermission } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { createRepository, type NewRepository, type Storage } from "./repositories.ts";
 import { canCreateOrgRepo, roleIn } from "./teams.ts";
@@ -38,10 +38,11 @@ export async function createOrganizationRepository(
   return repository;
 }
 
+/** The team's repositories; only the public ones for a `public-only` token. */
 export function teamRepositories(
   database: ForgeDatabase,
   team: TeamRow,
-  window: { offset: number; limit: number },
+  window: { offset: number; limit: number; publicOnly: boolean },
 ) {
   return listTeamRepositories(
     database.db,
@@ -81,7 +82,7 @@ async function requireRepositoryAdmin(
   repository: RepositoryRow,
   doer: AccountRow,
 ) {
-  if ((await repositoryAccess(database, repository, org, doer)) < ACCESS_ADMIN)
+  if ((await repositoryPermission(database, repository, org, doer)).mode < ACCESS_ADMIN)
     throw new Forbidden("Must have admin-level access to the repository");
 }
 

@@ -18,28 +18,40 @@ import {
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
-import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import {
   findRepository,
-  insertRepository,
+  findRepositoryById,
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
 import { ACCOUNT_ORGANIZATION, type ForgeTables } from "../schemas/tables.ts";
-import { ACCESS_ADMIN, ACCESS_NONE, ACCESS_OWNER, repositoryAccess } from "./access.ts";
+import {
+  ACCESS_ADMIN,
+  ACCESS_OWNER,
+  ACCESS_WRITE,
+  accessTo,
+  canSee,
+  type Permission,
+  repositoryPermission,
+} from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
+import type { Unit } from "./units.ts";
 
-/** Where bare repositories live: `<data-dir>/repositories`. */
+/** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
 export interface Storage {
   root: string;
+  /** Gitea's MAX_CREATION_LIMIT: for accounts whose max_repo_creation is -1; -1 or absent: no limit. */
+  maxCreationLimit?: number;
 }
 
 /** A repository with its owner and what the caller may do with it. */
 export interface RepositoryContext {
   repository: RepositoryRow;
   owner: AccountRow;
-  access: number;
+  permission: Permission;
 }
 
 const REPO_NAME = /^[-.\w]+$/;
@@ -100,7 +112,7 @@ export async function createRepository(
       { owner: owner.name, name: input.name },
       { defaultBranch, fill },
       (trx) =>
-        insertRepository(trx, {
+        insertWithinLimit(trx, database.dialect, owner, doer, storage.maxCreationLimit ?? -1, {
           owner_id: owner.id,
           name: input.name,
           lower_name: input.name.toLowerCase(),
@@ -129,11 +141,36 @@ export async function getRepository(
 ): Promise<RepositoryContext> {
   const owner = await findAccountByName(database.db, ownerName);
   const repository = owner && (await findRepository(database.db, owner.id, name));
-  const access =
-    owner && repository ? await repositoryAccess(database, repository, owner, viewer) : ACCESS_NONE;
-  if (!owner || !repository || access === ACCESS_NONE) throw new NotFound("repository does not exist");
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+/**
+ * The repository with the id in a path (GET /repositories/{id}), as `viewer` may see it; a 404
+ * otherwise, and for anything but a number, as in Gitea.
+ */
+export async function getRepositoryById(
+  database: ForgeDatabase,
+  id: string,
+  viewer: AccountRow | undefined,
+  scopes?: readonly string[],
+): Promise<RepositoryContext> {
+  const repository = /^\d{1,15}$/.test(id) ? await findRepositoryById(database.db, Number(id)) : undefined;
+  const owner = repository && (await findAccountById(database.db, repository.owner_id));
+  return visibleRepository(database, owner, repository, viewer, scopes);
+}
+
+async function visibleRepository(
+  database: ForgeDatabase,
+  owner: AccountRow | undefined,
+  repository: RepositoryRow | undefined,
+  viewer: AccountRow | undefined,
+  scopes: readonly string[] | undefined,
+): Promise<RepositoryContext> {
+  const permission = owner && repository && (await repositoryPermission(database, repository, owner, viewer));
+  if (!owner || !repository || !permission || !canSee(permission))
+    throw new NotFound("repository does not exist");
   checkPublicOnly(scopes, repository);
-  return { repository, owner, access };
+  return { repository, owner, permission };
 }
 
 /** A `public-only` token reaches public repositories only, as in Gitea. */
@@ -142,10 +179,23 @@ export function checkPublicOnly(scopes: readonly string[] | undefined, repositor
     throw new Forbidden("token scope is limited to public repos");
 }
 
-/** A repository the caller must have at least `needed` access to; 403 when they can see but not do. */
+/**
+ * A repository the caller must have at least `needed` access to as a whole (its settings, its
+ * collaborators, deleting it); 403 when they can see but not do.
+ */
 export function requireAccess(context: RepositoryContext, needed: number): void {
-  if (context.access < needed)
+  if (context.permission.mode < needed)
     throw new Forbidden(needed >= ACCESS_OWNER ? "Must be owner" : "Must be an admin of the repository");
+}
+
+/** A unit of the repository the caller must have at least `needed` access to, with Gitea's 403s. */
+export function requireUnit(context: RepositoryContext, unit: Unit, needed: number): void {
+  if (accessTo(context.permission, unit) >= needed) return;
+  throw new Forbidden(
+    needed >= ACCESS_WRITE
+      ? "user should have a permission to write to a repo"
+      : "user should have specific read permission or be a repo admin or a site admin",
+  );
 }
 
 export interface RepositoryEdit {

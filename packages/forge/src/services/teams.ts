@@ -24,6 +24,7 @@ import {
 } from "../repositories/teams.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { EXTERNAL_UNITS, isUnit, UNITS } from "./units.ts";
 
 // Teams as Gitea has them: an access mode (`authorize`) and the repository units it reaches.
 // Owning an organization is being in its Owners team, the one team whose mode is `owner`.
@@ -36,22 +37,8 @@ const OWNERS_TEAM = "Owners";
 /** Gitea's access modes, weakest first. */
 const MODES = ["none", "read", "write", "admin", "owner"];
 
-/** Gitea's repository units, in its unit type order. */
-const UNITS = [
-  "repo.code",
-  "repo.issues",
-  "repo.pulls",
-  "repo.releases",
-  "repo.wiki",
-  "repo.ext_wiki",
-  "repo.ext_issues",
-  "repo.projects",
-  "repo.packages",
-  "repo.actions",
-];
-
-// An external tracker or wiki is only a link: Gitea gives admin and owner teams read on them.
-const EXTERNAL_UNITS = new Set(["repo.ext_wiki", "repo.ext_issues"]);
+/** The modes a team may have on one unit: `owner` belongs to the Owners team as a whole. */
+const UNIT_MODES = ["none", "read", "write", "admin"];
 
 const TEAM_NAME = /^[\w.-]+$/;
 const MAX_TEAM_NAME = 255;
@@ -99,17 +86,16 @@ function allUnitsAt(mode: string): Map<string, string> {
 }
 
 function checkUnit(unit: string): string {
-  if (!UNITS.includes(unit))
-    throw new Invalid(`unit does not exist [key: ${unit}]: use one of ${UNITS.join(", ")}`);
+  if (!isUnit(unit)) throw new Invalid(`unit does not exist [key: ${unit}]: use one of ${UNITS.join(", ")}`);
   return unit;
 }
 
 function checkUnitsMap(unitsMap: Record<string, string>): Map<string, string> {
   return new Map(
     Object.entries(unitsMap).map(([unit, mode]) => {
-      if (accessLevel(mode) < 0)
+      if (!UNIT_MODES.includes(mode))
         throw new Invalid(
-          `invalid access mode [unit: ${unit}, mode: ${mode}]: use one of ${MODES.join(", ")}`,
+          `invalid access mode [unit: ${unit}, mode: ${mode}]: use one of ${UNIT_MODES.join(", ")}`,
         );
       return [checkUnit(unit), mode];
     }),
@@ -233,7 +219,7 @@ export async function createGogsTeam(
     name: input.name,
     description: input.description,
     permission,
-    units: UNITS,
+    units: [...UNITS],
   });
 }
 
@@ -346,6 +332,15 @@ export function listOrganizationTeams(
   window: { offset: number; limit: number },
 ) {
   return listTeams(database.db, database.dialect, { orgId: org.id, ...window });
+}
+
+/** The teams the user is in, across organizations (GET /user/teams). */
+export function listUserTeams(
+  database: ForgeDatabase,
+  user: AccountRow,
+  window: { offset: number; limit: number },
+) {
+  return listTeams(database.db, database.dialect, { memberId: user.id, ...window });
 }
 
 /**

@@ -10,7 +10,15 @@ export interface SshClientKey {
   fingerprint: string;
 }
 
-export type Authenticate<P> = (username: string, key: SshClientKey) => Promise<P | undefined>;
+/**
+ * Finds who owns a key. `signed` tells a login (the key's signature verified) from a client's
+ * query whether the key would do, which must change nothing.
+ */
+export type Authenticate<P> = (
+  username: string,
+  key: SshClientKey,
+  signed: boolean,
+) => Promise<P | undefined>;
 
 // Like sshd's MaxAuthTries: a client offering key after key is not worth a lookup each.
 const MAX_ATTEMPTS = 10;
@@ -48,7 +56,7 @@ export function publicKeyAuthenticator<P>(
     };
     let principal: P | undefined;
     try {
-      principal = await authenticate(context.username, key);
+      principal = await authenticate(context.username, key, signed);
     } catch (error) {
       logger.error({ err: error, fingerprint: key.fingerprint }, "SSH key lookup failed");
     }

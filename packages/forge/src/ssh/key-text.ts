@@ -15,8 +15,13 @@ export interface KeyText {
 const RFC4716_BEGIN = "---- BEGIN SSH2 PUBLIC KEY ----";
 const RFC4716_END = "---- END SSH2 PUBLIC KEY ----";
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** The longest text read: OpenSSH's own limit for a public key file's line (16384-bit RSA fits). */
+export const MAX_KEY_TEXT_LENGTH = 16 * 1024;
 
 export function readKeyText(text: string): KeyText {
+  if (text.length > MAX_KEY_TEXT_LENGTH) {
+    throw new MalformedKey(`the key is longer than ${MAX_KEY_TEXT_LENGTH} characters`);
+  }
   const content = text.trim();
   if (content === "") throw new MalformedKey("the key is empty");
   if (/PRIVATE KEY|PuTTY-User-Key-File/.test(content)) {
@@ -24,13 +29,24 @@ export function readKeyText(text: string): KeyText {
   }
   if (content.startsWith(RFC4716_BEGIN)) return readRfc4716(content);
   if (content.startsWith("-----BEGIN")) return readPem(content);
-  if (/[\r\n]/.test(content)) throw new MalformedKey("only a single line with a single key please");
+  // U+2028 and U+2029 end a line for JavaScript as \n does.
+  if (/[\r\n\u2028\u2029]/.test(content)) {
+    throw new MalformedKey("only a single line with a single key please");
+  }
   return readOpenSshLine(content);
 }
 
+/** Splits `text` at its first run of whitespace, scanning each character once. */
+function splitField(text: string): [field: string, rest: string | undefined] {
+  const end = text.search(/\s/);
+  if (end === -1) return [text, undefined];
+  const next = text.slice(end).search(/\S/);
+  return [text.slice(0, end), next === -1 ? undefined : text.slice(end + next)];
+}
+
 function readOpenSshLine(line: string): KeyText {
-  const [, first, second, rest = ""] = /^(\S+)(?:\s+(\S+))?(?:\s+(.*))?$/.exec(line) ?? [];
-  if (first === undefined) throw new MalformedKey("the key is empty");
+  const [first, afterFirst] = splitField(line);
+  const [second, rest = ""] = afterFirst === undefined ? [] : splitField(afterFirst);
   if (!SUPPORTED_KEY_TYPES.has(first)) return readUntypedLine(line, first, second);
   if (second === undefined) throw new MalformedKey(`the ${first} key has no key data`);
   return { declaredType: first, blob: decodeBase64(second), comment: checkedComment(rest) };
@@ -56,14 +72,20 @@ function readRfc4716(content: string): KeyText {
     if (header !== "" || line.includes(":")) {
       header += line.endsWith("\\") ? line.slice(0, -1) : line;
       if (line.endsWith("\\")) continue;
-      const [, name = "", value = ""] = /^([^:]+):\s*(.*)$/.exec(header) ?? [];
-      if (name.toLowerCase() === "comment") comment = value.replace(/^"(.*)"$/, "$1");
+      const colon = header.indexOf(":");
+      if (colon > 0 && header.slice(0, colon).toLowerCase() === "comment") {
+        comment = unquoted(header.slice(colon + 1).trim());
+      }
       header = "";
     } else {
       data += line.trim();
     }
   }
   return { blob: decodeBase64(data), comment: checkedComment(comment) };
+}
+
+function unquoted(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
 }
 
 function readPem(content: string): KeyText {

@@ -137,6 +137,18 @@ describe("parsePublicKey", () => {
     assert.match(refusal(brokenPem), /PEM block is not a public key/);
   });
 
+  test("comments: kept as written, quotes of an RFC 4716 Comment header dropped, line separators refused", async () => {
+    const [type, data] = keys.ed25519.publicText.trim().split(" ");
+    assert.equal(parsePublicKey(`${type}   ${data}   my  laptop  `).comment, "my  laptop");
+    assert.equal(parsePublicKey(`${type} ${data}`).comment, "");
+    const rfc4716 = (header: string) =>
+      `---- BEGIN SSH2 PUBLIC KEY ----\n${header}\n${data}\n---- END SSH2 PUBLIC KEY ----`;
+    assert.equal(parsePublicKey(rfc4716('Comment:   "a \\\nb"')).comment, "a b");
+    assert.equal(parsePublicKey(rfc4716("x-comment: other")).comment, "");
+    assert.match(refusal(`${type} ${data} ${" ".repeat(10_000)}x\u2028y`), /only a single line/);
+    assert.match(refusal(`${type} ${data} ${"x".repeat(16 * 1024)}`), /longer than 16384 characters/);
+  });
+
   test("broken key data: bad or truncated base64, a short blob, trailing bytes, a type mismatch", () => {
     const line = keys.ed25519.publicText.trim();
     const [type, base64, comment] = line.split(" ");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import { forEachDatabase, freePort, type StartedApp, serviceConfig, startApp } from "@anvil/core/testing";
-import { createApp } from "../../src/index.ts";
+import { createApp, type ForgeOptions } from "../../src/index.ts";
 import { createUser } from "../../src/services/accounts.ts";
 import { createToken } from "../../src/services/tokens.ts";
 import { assertGiteaShape } from "./swagger.ts";
@@ -26,7 +26,7 @@ export function forEachForge(
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
-  options: { ssh?: boolean } = {},
+  options: { ssh?: boolean; trustProxy?: boolean; forge?: Omit<ForgeOptions, "sshPort"> } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = {
@@ -39,9 +39,13 @@ export function forEachForge(
     before(async () => {
       state.sshPort = options.ssh ? await freePort() : 0;
       state.server = await startApp(({ dataDir }) =>
-        createApp(serviceConfig(dataDir, database.url, { rootUrl: "http://forge.test/" }), {
-          sshPort: state.sshPort,
-        }),
+        createApp(
+          serviceConfig(dataDir, database.url, {
+            rootUrl: "http://forge.test/",
+            trustProxy: options.trustProxy,
+          }),
+          { ...options.forge, sshPort: state.sshPort },
+        ),
       );
       state.url = state.server.url;
       state.databaseUrl = database.url;

@@ -45,7 +45,7 @@ export const accessories: ResourceDefinition = {
   rules: {
     name: "required|string|min:3|max:255",
     ...STOCK_RULES,
-    requestable: "nullable|boolean",
+    requestable: "boolean",
   },
   columns: [...STOCK_COLUMNS, "requestable"],
   softDeletes: true,

@@ -31,7 +31,7 @@ export const consumables: ResourceDefinition = {
     ...STOCK_RULES,
     qty: "required|integer|min:0|max:99999",
     item_no: "nullable|string|max:255",
-    requestable: "nullable|boolean",
+    requestable: "boolean",
   },
   columns: [...STOCK_COLUMNS, "item_no", "requestable"],
   softDeletes: true,

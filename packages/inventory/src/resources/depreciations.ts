@@ -20,7 +20,8 @@ export const depreciations: ResourceDefinition = {
     name: "required|string|min:3|max:255",
     months: "required|integer|min:1|max:3600",
     depreciation_min: "nullable|numeric|min:0",
-    depreciation_type: "nullable|string|in:amount,percent",
+    // Not nullable: the column always holds a type (amount unless given).
+    depreciation_type: "string|in:amount,percent",
   },
   columns: ["name", "months", "depreciation_min", "depreciation_type"],
   softDeletes: true,

@@ -34,7 +34,7 @@ export const models: ResourceDefinition = {
     add_default_values: "nullable|boolean",
     eol: "nullable|integer|min:0|max:240",
     min_amt: "nullable|integer|min:0|max:2147483647",
-    requestable: "nullable|boolean",
+    requestable: "boolean",
     notes: "nullable|string|max:65535",
   },
   columns: [

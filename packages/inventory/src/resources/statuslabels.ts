@@ -1,6 +1,6 @@
 import { Invalid } from "@anvil/core";
 import { bool, escaped } from "../convert/format.ts";
-import type { Row } from "../repositories/records.ts";
+import type { AnySelect, Row } from "../repositories/records.ts";
 import { type ResourceDefinition, refuseWhileUsed } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields } from "./common.ts";
 
@@ -19,6 +19,21 @@ function flagsOf(type: string) {
   return { deployable: type === "deployable", pending: type === "pending", archived: type === "archived" };
 }
 
+const TYPES = new Set(["deployable", "pending", "archived", "undeployable"]);
+
+/**
+ * `status_type=<type>`: the labels whose three flags are exactly the type's, as Snipe-IT's scopes
+ * match them; any other value filters nothing.
+ */
+function ofStatusType(select: AnySelect, query: Record<string, unknown>): AnySelect {
+  const type = query.status_type;
+  if (typeof type !== "string" || !TYPES.has(type)) return select;
+  return Object.entries(flagsOf(type)).reduce(
+    (narrowed, [flag, value]) => narrowed.where(`status_labels.${flag}`, "=", value),
+    select,
+  );
+}
+
 /** Status labels (spec §14). */
 export const statuslabels: ResourceDefinition = {
   table: "status_labels",
@@ -35,8 +50,8 @@ export const statuslabels: ResourceDefinition = {
     name: "required|string|max:255",
     type: "nullable|string",
     color: "nullable|string|max:10",
-    show_in_nav: "nullable|boolean",
-    default_label: "nullable|boolean",
+    show_in_nav: "boolean",
+    default_label: "boolean",
     notes: "nullable|string|max:65535",
   },
   createRules: { type: "required|string" },
@@ -49,6 +64,7 @@ export const statuslabels: ResourceDefinition = {
     defaultSort: "created_at",
     search: ["name", "notes"],
     filters: { name: "text" },
+    refine: ofStatusType,
   },
   relations: CREATED_BY,
   counts: ["assets_count"],

@@ -17,7 +17,7 @@ import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { listParams } from "./listing.ts";
 import type { Caller } from "./permissions.ts";
-import { type CustomMessages, type Rules, validate } from "./validation.ts";
+import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
 // One description per simple resource (companies, locations, categories…) drives its routes,
 // validation, list, counts, activity log and delete rules, so each resource file says only what
@@ -63,6 +63,8 @@ export interface ResourceDefinition {
   notFound: string;
   /** The answer of DELETE for an id that does not exist, where it differs. */
   deleteNotFound?: string;
+  /** DELETE finds soft-deleted rows too, for `checkDelete` to refuse in its words (users: `withTrashed`). */
+  deleteFindsTrashed?: boolean;
   messages: { create: string; update: string; delete: string };
   /**
    * POST /<path>/{id}/restore, for resources that have it. Snipe-IT puts the message in the payload
@@ -224,19 +226,21 @@ function relationName(relation: Relation, table: string) {
   )})`;
 }
 
-/** The row with this id; not found too when it belongs to a company the caller is held away from. */
+/**
+ * The row with this id; not found too when it belongs to a company the caller is held away from,
+ * or when it is soft-deleted, as Snipe-IT's `findOrFail` answers, unless the route reads deleted
+ * rows on purpose (`trashed: "with"`: a restore, a deleted user's licenses).
+ */
 export async function findResource(
   database: InventoryDatabase,
   definition: ResourceDefinition,
   id: number,
   db: AnyKysely = database.db as AnyKysely,
   caller?: Caller,
+  trashed: "with" | "without" = "without",
 ): Promise<Row> {
   const row = Number.isSafeInteger(id)
-    ? await findRecord(db, definition.table, id, {
-        softDeletes: definition.softDeletes,
-        trashed: definition.restore ? "with" : "without",
-      })
+    ? await findRecord(db, definition.table, id, { softDeletes: definition.softDeletes, trashed })
     : undefined;
   if (!row || (caller && !visibleTo(caller, definition.table, row))) throw new NotFound(definition.notFound);
   return row;
@@ -351,8 +355,14 @@ export async function updateWithin(
 ): Promise<Row> {
   const { database, trx, caller, origin } = context;
   const before = await findResource(database, definition, id, trx, caller);
-  // Laravel validates the model as it would be saved: what is stored, overlaid with the input.
-  const current = Object.fromEntries(definition.columns.map((column) => [column, before[column]]));
+  // Laravel validates the model as it would be saved: what is stored, overlaid with the input. A
+  // required field stored in a form of its own (a category's type) keeps its stored value too.
+  const kept = Object.keys(definition.rules).filter(
+    (field) => field in before && hasRule(definition.rules[field], "required"),
+  );
+  const current = Object.fromEntries(
+    [...definition.columns, ...kept].map((column) => [column, before[column]]),
+  );
   const merged = { ...current, ...input };
   const values = await validate(trx, merged, definition.rules, definition.customMessages);
   const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
@@ -383,7 +393,8 @@ export async function deleteResource(
 ): Promise<void> {
   await inTransaction(database, definition, async (trx) => {
     const context: WriteContext = { database, trx, caller, origin };
-    const row = await findResource(database, definition, id, trx, caller).catch((error) => {
+    const trashed = definition.deleteFindsTrashed ? "with" : "without";
+    const row = await findResource(database, definition, id, trx, caller, trashed).catch((error) => {
       throw definition.deleteNotFound && error instanceof NotFound
         ? new NotFound(definition.deleteNotFound)
         : error;
@@ -391,7 +402,6 @@ export async function deleteResource(
     const counts = (await countsFor(trx, definition.table, definition.counts, [id])).get(id) ?? {};
     await definition.checkDelete?.(context, row, counts);
     if (definition.softDeletes) {
-      if (row.deleted_at !== null) throw new Conflict(definition.notFound);
       await updateRecord(trx, definition.table, id, { deleted_at: storedNow(database.dialect) });
     } else await deleteRecord(trx, definition.table, id);
     await logAction(trx, database.dialect, {
@@ -412,7 +422,7 @@ export async function restoreResource(
   id: number,
 ): Promise<boolean> {
   return inTransaction(database, definition, async (trx) => {
-    const row = await findResource(database, definition, id, trx, caller);
+    const row = await findResource(database, definition, id, trx, caller, "with");
     if (row.deleted_at === null) return false;
     await updateRecord(trx, definition.table, id, {
       deleted_at: null,

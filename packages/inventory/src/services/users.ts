@@ -1,4 +1,11 @@
-import { hashPassword, Invalid, isUniqueViolation } from "@anvil/core";
+import {
+  checkPasswordLogin,
+  hashPassword,
+  Invalid,
+  isUniqueViolation,
+  type LoginLimits,
+  type PasswordAccounts,
+} from "@anvil/core";
 import { logAction } from "./activity.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import type { UserRow } from "./permissions.ts";
@@ -54,4 +61,36 @@ export function findUserByUsername(
     .where("username", "=", username)
     .where("deleted_at", "is", null)
     .executeTakeFirst();
+}
+
+function passwordUsers(database: InventoryDatabase): PasswordAccounts<UserRow> {
+  return {
+    find: (username) => findUserByUsername(database, username),
+    hashOf: (user) => user.password,
+    replaceHash: async (user, previous, next) => {
+      await database.db
+        .updateTable("users")
+        .set({ password: next })
+        .where("id", "=", user.id)
+        .where("password", "=", previous)
+        .execute();
+    },
+  };
+}
+
+/**
+ * The user a username and password sign in, or undefined; TooManyRequests when the username or
+ * the address has failed too often lately. The web sign-in form's check, through core's one
+ * mechanism (the same work for unknown names, limits kept in the database, re-hash on success).
+ */
+export function checkSignIn(
+  database: InventoryDatabase,
+  limits: LoginLimits,
+  attempt: { username: string; password: string; address: string },
+): Promise<UserRow | undefined> {
+  return checkPasswordLogin(database.db, limits, passwordUsers(database), {
+    login: attempt.username,
+    password: attempt.password,
+    address: attempt.address,
+  });
 }

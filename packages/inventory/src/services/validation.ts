@@ -32,6 +32,11 @@ function parse(rules: string): ParsedRule[] {
   });
 }
 
+/** Whether a field's rules (`"required|string"`) name this rule. */
+export function hasRule(rules: string, name: string): boolean {
+  return parse(rules).some((rule) => rule.name === name);
+}
+
 function kindOf(rules: ParsedRule[]): Kind {
   for (const rule of rules) {
     if (rule.name === "integer" || rule.name === "numeric" || rule.name === "boolean") return rule.name;
@@ -107,7 +112,8 @@ const TYPE_MESSAGES: Record<Kind, string> = {
 
 /**
  * Checks `input` against `rules`; returns the fields the input has, in their types (an empty
- * string counts as null, as Laravel's middleware makes it). Throws Invalid with every failing
+ * string counts as null, as Laravel's middleware makes it, and only a `nullable` field takes null,
+ * so no column that must hold a value is emptied). Throws Invalid with every failing
  * field's message. `exists:table` looks the id up among the table's undeleted rows.
  */
 export async function validate(
@@ -129,7 +135,9 @@ export async function validate(
     if (raw === undefined || raw === null) {
       if (parsed.some((rule) => rule.name === "required"))
         fail("required", `The ${attribute} field is required.`);
-      else if (raw === null) values[field] = null;
+      else if (raw === null && parsed.some((rule) => rule.name === "nullable")) values[field] = null;
+      // Without `nullable`, Laravel runs the rules on null too, and its type and `in` rules refuse it.
+      else if (raw === null) errors[field] = emptyRefused(parsed, kind, field, attribute, messages);
       continue;
     }
     const value = coerce(kind, raw);
@@ -148,6 +156,20 @@ export async function validate(
   }
   if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   return values;
+}
+
+/** Laravel's messages for an empty value of a field that may not be empty: its type's, and its `in`'s. */
+function emptyRefused(
+  parsed: ParsedRule[],
+  kind: Kind,
+  field: string,
+  attribute: string,
+  messages: CustomMessages,
+): string[] {
+  const refusals = [messages[`${field}.${kind}`] ?? `The ${attribute} field ${TYPE_MESSAGES[kind]}.`];
+  if (parsed.some((rule) => rule.name === "in"))
+    refusals.push(messages[`${field}.in`] ?? `The selected ${attribute} is invalid.`);
+  return refusals;
 }
 
 type Message = (attribute: string) => string;

@@ -96,12 +96,17 @@ forEachInventory(
         messages: "No matching record for that asset/file",
         payload: null,
       });
+      // Snipe-IT answers 500 here; we answer its envelope as for any file that is not there.
       const again = await api<Envelope>(inventory, "DELETE", `/hardware/${assetId}/file/${files[0].id}`);
-      assert.equal(again.status, 500);
-      assert.equal(again.body.messages, "File not deleted. Please try again.");
+      assert.equal(again.status, 404);
+      assert.deepEqual(again.body, {
+        status: "error",
+        messages: "File not deleted. Please try again.",
+        payload: null,
+      });
     });
 
-    test("refusals: unknown record 404, no file 500, a disallowed type, too large, another record's file", async () => {
+    test("refusals: unknown record 404, no file in the envelope, a disallowed type, too large, another record's file", async () => {
       const unknown = await postMultipart<Envelope>(inventory, "/hardware/99999/files", [
         { name: "file[]", value: Buffer.from("x"), filename: "a.txt" },
       ]);
@@ -111,12 +116,19 @@ forEachInventory(
       const none = await postMultipart<Envelope>(inventory, `/hardware/${assetId}/files`, [
         { name: "notes", value: "no file" },
       ]);
-      assert.equal(none.status, 500);
-      assert.match(String(none.body.messages), /^You did not select any files for upload/);
+      assert.equal(none.status, 200, "Snipe-IT's 500 is answered as its refusal envelope");
+      assert.deepEqual(none.body, {
+        status: "error",
+        messages:
+          "You did not select any files for upload, or the file you are trying to upload is too large",
+        payload: null,
+      });
       const json = await api<Envelope>(inventory, "POST", `/hardware/${assetId}/files`, {
         body: { file: [{ path: "/etc/passwd", filename: "passwd.txt" }] },
+        headers: { "x-api-strict-status": "1" },
       });
-      assert.equal(json.status, 500, "a JSON object is not an upload, whatever it claims");
+      assert.equal(json.status, 422, "a JSON object is not an upload, whatever it claims");
+      assert.match(String(json.body.messages), /^You did not select any files for upload/);
 
       const before = await filesIn(attachments());
       const exe = await postMultipart<Envelope>(inventory, `/hardware/${assetId}/files`, [
@@ -212,6 +224,54 @@ forEachInventory(
       assert.deepEqual(unknown.body, { status: "error", messages: "Model does not exist.", payload: null });
       const asAsset = await api(inventory, "GET", `/hardware/${assetId}/file/${listed.body.rows[0].id}`);
       assert.equal(asAsset.status, 404, "a model's file is not the asset's");
+    });
+
+    test("Snipe-IT 8's paths: GET files/{file_id} downloads, DELETE files/{file_id}/delete deletes", async () => {
+      for (const [path, id] of [
+        ["hardware", assetId],
+        ["models", fixture.modelId],
+      ] as const) {
+        const uploaded = await postMultipart<Envelope>(inventory, `/${path}/${id}/files`, [
+          { name: "file[]", value: Buffer.from(`for ${path}`), filename: "Notes.txt" },
+        ]);
+        assert.equal(uploaded.body.status, "success");
+        const listed = await api<Envelope<FileObject[]> & List<FileObject>>(
+          inventory,
+          "GET",
+          `/${path}/${id}/files`,
+        );
+        const file = (listed.body.payload ?? listed.body.rows).at(-1) as FileObject;
+        const download = await fetch(`${inventory.url}/api/v1/${path}/${id}/files/${file.id}`, {
+          headers: { authorization: `Bearer ${inventory.adminToken}` },
+        });
+        assert.equal(download.status, 200, path);
+        assert.equal(await download.text(), `for ${path}`);
+        assert.equal(download.headers.get("content-disposition"), `attachment; filename="${file.filename}"`);
+
+        const removed = await api<Envelope>(inventory, "DELETE", `/${path}/${id}/files/${file.id}/delete`);
+        assert.deepEqual(removed.body, {
+          status: "success",
+          messages: "File successfully deleted.",
+          payload: null,
+        });
+        const gone = await api<Envelope>(inventory, "GET", `/${path}/${id}/files/${file.id}`);
+        assert.equal(gone.status, 404);
+        assert.equal(gone.body.messages, "No matching record for that asset/file");
+        const again = await api<Envelope>(inventory, "DELETE", `/${path}/${id}/files/${file.id}/delete`);
+        assert.equal(again.status, 404);
+        assert.equal(again.body.messages, "File not deleted. Please try again.");
+      }
+      const viewer = await userWithToken(inventory, "att-viewer8", { "assets.view": "1" });
+      const uploaded = await postMultipart<Envelope>(inventory, `/hardware/${assetId}/files`, [
+        { name: "file[]", value: Buffer.from("kept"), filename: "kept.txt" },
+      ]);
+      assert.equal(uploaded.body.status, "success");
+      const [kept] = (await api<Envelope<FileObject[]>>(inventory, "GET", `/hardware/${assetId}/files`)).body
+        .payload;
+      const refused = await api(inventory, "DELETE", `/hardware/${assetId}/files/${kept.id}/delete`, {
+        token: viewer.token,
+      });
+      assert.equal(refused.status, 403, "deleting needs assets.edit on this path too");
     });
 
     test("images: an upload on create, a data URI on update, image_delete; absolute URLs served without a token", async () => {

@@ -1,5 +1,5 @@
-import { toApiMember } from "../../convert/organization.ts";
 import { toGogsTeam } from "../../convert/team.ts";
+import { toApiUser } from "../../convert/user.ts";
 import {
   GogsCreateTeamOption,
   OrgParams,
@@ -44,7 +44,7 @@ export function registerGogsAdmin(context: ApiContext): void {
       const window = paged(context, request);
       const page = await listMembersOfTeam(database, team, window);
       return sendPage(request, reply, window, page, (user) =>
-        toApiMember(user, caller.account, request.rootUrl),
+        toApiUser(user, caller.account, request.rootUrl),
       );
     },
   );

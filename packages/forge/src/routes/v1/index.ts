@@ -1,4 +1,4 @@
-import { Forbidden, type HttpServer, readBool } from "@anvil/core";
+import { Forbidden, type HttpServer, type LoginLimits, readBool } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
@@ -7,6 +7,7 @@ import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import type { ApiContext } from "./context.ts";
+import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
 import { registerMisc } from "./misc.ts";
@@ -16,6 +17,7 @@ import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
+import { registerTransfers } from "./transfers.ts";
 import { registerUsers } from "./users.ts";
 
 export interface ApiOptions {
@@ -23,6 +25,8 @@ export interface ApiOptions {
   paging: { defaultLimit: number; maxLimit: number };
   storage: Storage;
   sshPort?: number;
+  /** Failed password logins allowed per account name and per address. */
+  loginLimits: LoginLimits;
 }
 
 function queryValue(request: FastifyRequest, ...names: string[]): string | undefined {
@@ -34,18 +38,25 @@ function queryValue(request: FastifyRequest, ...names: string[]): string | undef
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Sets `request.caller` from the request's credentials, acting as the `Sudo` user when asked. */
-async function identify(database: ForgeDatabase, request: FastifyRequest, credentials: Credentials) {
-  const caller = await authenticate(database, credentials);
+async function identify(
+  database: ForgeDatabase,
+  limits: LoginLimits,
+  request: FastifyRequest,
+  credentials: Credentials,
+) {
+  const caller = await authenticate(database, limits, credentials);
+  // The account that signed in is checked, then the request switches to the Sudo user, as in
+  // Gitea: an admin may act as a user who has yet to change their password.
+  if (caller && readBool(caller.account.must_change_password)) {
+    throw new Forbidden(
+      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
+    );
+  }
   const sudoName = request.headers.sudo ?? queryValue(request, "sudo");
   request.caller =
     caller && typeof sudoName === "string" && sudoName !== ""
       ? await sudo(database, caller, sudoName)
       : caller;
-  if (request.caller && readBool(request.caller.account.must_change_password)) {
-    throw new Forbidden(
-      `You must change your password. Change it at: ${new URL("user/change_password", request.rootUrl).href}`,
-    );
-  }
 }
 
 /** Gitea's REST API v1 under /api/v1: who the caller is, what a token may do, then the routes. */
@@ -64,7 +75,11 @@ export async function registerApiV1(
         const authorization = request.headers.authorization;
         const queryToken = queryValue(request, "token", "access_token");
         if (authorization === undefined && queryToken === undefined) return done();
-        identify(database, request, { authorization, queryToken }).then(() => done(), done);
+        identify(database, options.loginLimits, request, {
+          authorization,
+          queryToken,
+          address: request.ip,
+        }).then(() => done(), done);
       });
       api.addHook("preHandler", (request, _reply, done) => {
         const category = request.routeOptions.config.scope;
@@ -81,6 +96,7 @@ export async function registerApiV1(
       };
       registerMisc(context);
       registerUsers(context);
+      registerEmails(context);
       registerTokens(context);
       registerAdminUsers(context);
       registerKeys(context);
@@ -90,6 +106,7 @@ export async function registerApiV1(
       registerGogsAdmin(context);
       registerRepos(context);
       registerRepoParts(context);
+      registerTransfers(context);
       registerOrgRepos(context);
     },
     { prefix: "/api/v1" },

@@ -42,8 +42,12 @@ export function registerOrgRepos(context: ApiContext): void {
   );
 
   app.get("/teams/:id/repos", { ...organization, schema: { params: TeamParams } }, async (request, reply) => {
-    const { team } = await getTeamFor(database, request.params.id, signedIn(request).account);
-    return sendRepositories(context, request, reply, (window) => teamRepositories(database, team, window));
+    const caller = signedIn(request);
+    const { team } = await getTeamFor(database, request.params.id, caller.account);
+    const publicOnly = caller.scopes?.includes("public-only") ?? false;
+    return sendRepositories(context, request, reply, (window) =>
+      teamRepositories(database, team, { ...window, publicOnly }),
+    );
   });
 
   app.get(

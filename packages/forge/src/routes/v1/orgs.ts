@@ -1,8 +1,8 @@
 import type { PageWindow } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { toApiOrganization } from "../../convert/organization.ts";
+import { type ApiOrganization, toApiOrganization } from "../../convert/organization.ts";
 import { toApiUser } from "../../convert/user.ts";
-import type { AccountRow } from "../../repositories/accounts.ts";
+import { type AccountRow, findAccountsByIds } from "../../repositories/accounts.ts";
 import {
   CreateOrgOption,
   EditOrgOption,
@@ -37,6 +37,20 @@ export async function showOrganization(database: ForgeDatabase, request: Fastify
   const viewer = request.caller?.account;
   const owners = await ownersVisibleTo(database, [org], viewer);
   return toApiOrganization(org, viewer, request.rootUrl, owners.get(org.id));
+}
+
+/** Organizations by id, as the caller may see them (with owners where the caller may see those). */
+export async function showOrganizations(
+  database: ForgeDatabase,
+  request: FastifyRequest,
+  ids: number[],
+): Promise<Map<number, ApiOrganization>> {
+  const viewer = request.caller?.account;
+  const orgs = [...(await findAccountsByIds(database.db, ids)).values()];
+  const owners = await ownersVisibleTo(database, orgs, viewer);
+  return new Map(
+    orgs.map((org) => [org.id, toApiOrganization(org, viewer, request.rootUrl, owners.get(org.id))]),
+  );
 }
 
 export async function sendOrganizations(

@@ -2,10 +2,11 @@ import { NotFound } from "@anvil/core";
 import { Type } from "typebox";
 import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { getBranch, listBranches, listCommits } from "../../git/index.ts";
+import { type Branch, getBranch, listBranches, listCommits } from "../../git/index.ts";
 import { findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
-import { ACCESS_READ, ACCESS_WRITE, accessName } from "../../services/access.ts";
+import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
+import type { ForgeDatabase } from "../../services/accounts.ts";
 import {
   addCollaborator,
   collaboratorAccess,
@@ -13,7 +14,7 @@ import {
   isCollaborator,
   removeCollaborator,
 } from "../../services/collaborators.ts";
-import { repositoryFilesPath, requireAccess } from "../../services/repositories.ts";
+import { repositoryFilesPath, requireUnit } from "../../services/repositories.ts";
 import {
   addRepositoryTopic,
   removeRepositoryTopic,
@@ -33,6 +34,15 @@ const CommitsQuery = Type.Object({
 });
 
 /** Collaborators, topics, branches and commits of a repository. */
+/** The forge user names of the branches' head commit authors and committers, by e-mail address. */
+async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise<(email: string) => string> {
+  const users = await findUsersByEmails(
+    database.db,
+    branches.flatMap(({ commit }) => [commit.author.email, commit.committer.email]),
+  );
+  return (email) => users.get(email.toLowerCase())?.name ?? "";
+}
+
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };
@@ -41,6 +51,7 @@ export function registerRepoParts(context: ApiContext): void {
     "/repos/:owner/:repo/collaborators",
     { ...repo, schema: { params: RepoParams } },
     async (request, reply) => {
+      signedIn(request);
       const found = await requestedRepository(database, request.params, request);
       const window = paged(context, request);
       const page = await collaborators(database, found, window);
@@ -93,9 +104,15 @@ export function registerRepoParts(context: ApiContext): void {
     "/repos/:owner/:repo/collaborators/:collaborator/permission",
     { ...repo, schema: { params: RepoUserParams } },
     async (request) => {
+      const viewer = signedIn(request).account;
       const found = await requestedRepository(database, request.params, request);
-      const { account, access } = await collaboratorAccess(database, found, request.params.collaborator);
-      const permission = accessName(access);
+      const { account, permission: granted } = await collaboratorAccess(
+        database,
+        found,
+        viewer,
+        request.params.collaborator,
+      );
+      const permission = accessName(granted.mode);
       return {
         permission,
         role_name: permission,
@@ -155,12 +172,19 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams } },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const window = paged(context, request);
       const page = await listBranches(repositoryFilesPath(storage, found), window);
       const fullName = `${found.owner.name}/${found.repository.name}`;
+      const usernameOf = await usernamesOf(database, page.branches);
       return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
-        toApiBranch(branch, fullName, request.rootUrl, found.access >= ACCESS_WRITE),
+        toApiBranch(
+          branch,
+          fullName,
+          request.rootUrl,
+          accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+          usernameOf,
+        ),
       );
     },
   );
@@ -170,14 +194,15 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: BranchParams } },
     async (request) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const branch = await getBranch(repositoryFilesPath(storage, found), request.params.branch);
       if (!branch) throw new NotFound(`branch does not exist [name: ${request.params.branch}]`);
       return toApiBranch(
         branch,
         `${found.owner.name}/${found.repository.name}`,
         request.rootUrl,
-        found.access >= ACCESS_WRITE,
+        accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+        await usernamesOf(database, [branch]),
       );
     },
   );
@@ -187,7 +212,7 @@ export function registerRepoParts(context: ApiContext): void {
     { ...repo, schema: { params: RepoParams, querystring: CommitsQuery } },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
-      requireAccess(found, ACCESS_READ);
+      requireUnit(found, "repo.code", ACCESS_READ);
       const window = paged(context, request);
       const page = await listCommits(repositoryFilesPath(storage, found), {
         ref: request.query.sha || undefined,

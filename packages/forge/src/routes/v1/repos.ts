@@ -1,17 +1,19 @@
-import { Invalid, type PageWindow, RowMemo } from "@anvil/core";
+import { Invalid, type PageWindow, RowMemo, readBool } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { type CloneUrls, toApiRepository } from "../../convert/repository.ts";
 import { type AccountRow, findAccountsByIds } from "../../repositories/accounts.ts";
 import {
   listRepositories,
   type RepositoryQuery,
+  type RepositoryReader,
   type RepositoryRow,
   topicRowsOfRepository,
   topicsOf,
 } from "../../repositories/repos.ts";
 import { CreateRepoOption, EditRepoOption, RepoParams, RepoSearchQuery } from "../../schemas/repos.ts";
 import { UsernameParams } from "../../schemas/users.ts";
-import { repositoriesAccess, repositoryAccess } from "../../services/access.ts";
+import { permissionKey, repositoriesPermission, repositoryPermission } from "../../services/access.ts";
 import { checkVisible, getAccount, getUser, isAdmin } from "../../services/accounts.ts";
 import type { Caller } from "../../services/auth.ts";
 import {
@@ -19,6 +21,7 @@ import {
   deleteRepository,
   editRepository,
   getRepository,
+  getRepositoryById,
   type RepositoryContext,
 } from "../../services/repositories.ts";
 import { type ApiContext, paged, sendPage, signedIn, siteAdmin } from "./context.ts";
@@ -63,8 +66,8 @@ export async function renderRepositoryFor(
   owner: AccountRow,
   viewer: AccountRow,
 ) {
-  const access = await repositoryAccess(context.database, repository, owner, viewer);
-  return renderRepository(context, request, { repository, owner, access });
+  const permission = await repositoryPermission(context.database, repository, owner, viewer);
+  return renderRepository(context, request, { repository, owner, permission });
 }
 
 /** A repository as the API shows it to the request's caller, from its topic rows. */
@@ -78,7 +81,7 @@ function repositoryAnswer(
     found.repository,
     found.owner,
     request.caller?.account,
-    found.access,
+    found.permission,
     cloneUrls(context, request),
     topics.map((row) => row.name),
   );
@@ -110,7 +113,7 @@ async function sendRepository(
   const answer = repositoryAnswers.get(
     [found.repository, found.owner, request.caller?.account ?? ANONYMOUS, topics],
     // The rest of what the answer depends on: the access, and the root URL and SSH port in its URLs.
-    `${found.access} ${request.rootUrl.href} ${context.sshPort}`,
+    `${permissionKey(found.permission)} ${request.rootUrl.href} ${context.sshPort}`,
     () => JSON.stringify(repositoryAnswer(context, request, found, topics)),
   );
   return reply.type("application/json; charset=utf-8").send(answer);
@@ -130,8 +133,8 @@ export async function renderRepositories(
     repository,
     owner: owners.get(repository.owner_id) as AccountRow,
   }));
-  const [access, topics] = await Promise.all([
-    repositoriesAccess(context.database, pairs, viewer),
+  const [permissions, topics] = await Promise.all([
+    repositoriesPermission(context.database, pairs, viewer),
     topicsOf(
       context.database.db,
       rows.map((row) => row.id),
@@ -139,7 +142,7 @@ export async function renderRepositories(
   ]);
   const urls = cloneUrls(context, request);
   return pairs.map(({ repository, owner }, i) =>
-    toApiRepository(repository, owner, viewer, access[i], urls, topics.get(repository.id) ?? []),
+    toApiRepository(repository, owner, viewer, permissions[i], urls, topics.get(repository.id) ?? []),
   );
 }
 
@@ -171,11 +174,11 @@ export function repositoriesWhere(
     });
 }
 
-/** Whose private repositories a list may show; none for anonymous callers and public-only tokens. */
-export function readerOf(caller: Caller | undefined): "all" | number | undefined {
+/** Who reads a list: public-only tokens read as anonymous callers do. */
+export function readerOf(caller: Caller | undefined): RepositoryReader {
   const viewer = caller?.account;
   if (!viewer || caller?.scopes?.includes("public-only")) return undefined;
-  return isAdmin(viewer) ? "all" : viewer.id;
+  return isAdmin(viewer) ? "all" : { id: viewer.id, restricted: readBool(viewer.restricted) };
 }
 
 export function registerRepos(context: ApiContext): void {
@@ -207,6 +210,16 @@ export function registerRepos(context: ApiContext): void {
     const found = await requestedRepository(database, request.params, request);
     return sendRepository(context, request, reply, found);
   });
+
+  app.get(
+    "/repositories/:id",
+    { ...repo, schema: { params: Type.Object({ id: Type.String() }) } },
+    async (request, reply) => {
+      const caller = signedIn(request);
+      const found = await getRepositoryById(database, request.params.id, caller.account, caller.scopes);
+      return sendRepository(context, request, reply, found);
+    },
+  );
 
   app.patch(
     "/repos/:owner/:repo",
@@ -264,7 +277,7 @@ export function registerRepos(context: ApiContext): void {
       context,
       request,
       reply,
-      repositoriesWhere(context, { involvedId: viewer.id, reader: viewer.id }),
+      repositoriesWhere(context, { involvedId: viewer.id, reader: readerOf(request.caller) }),
     );
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import type { ApiOrganization } from "../../convert/organization.ts";
 import { toApiTeam } from "../../convert/team.ts";
 import { toApiUser } from "../../convert/user.ts";
 import type { AccountRow } from "../../repositories/accounts.ts";
@@ -23,13 +24,14 @@ import {
   getTeamFor,
   listMembersOfTeam,
   listOrganizationTeams,
+  listUserTeams,
   removeTeamMember,
   requireTeamOwner,
   searchTeams,
   teamUnits,
 } from "../../services/teams.ts";
 import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
-import { showOrganization } from "./orgs.ts";
+import { showOrganization, showOrganizations } from "./orgs.ts";
 
 /** A renderer for teams of `org`, which loads their units and the organization once. */
 async function teamRenderer(
@@ -45,6 +47,20 @@ async function teamRenderer(
   return (team: TeamRow) => toApiTeam(team, units.get(team.id) ?? [], organization);
 }
 
+/** A renderer for teams of any organizations, which loads their units and organizations once. */
+async function teamsRenderer(database: ForgeDatabase, request: FastifyRequest, teams: TeamRow[]) {
+  const [units, organizations] = await Promise.all([
+    teamUnits(database, teams),
+    showOrganizations(
+      database,
+      request,
+      teams.map((team) => team.org_id),
+    ),
+  ]);
+  return (team: TeamRow) =>
+    toApiTeam(team, units.get(team.id) ?? [], organizations.get(team.org_id) as ApiOrganization);
+}
+
 async function showTeam(database: ForgeDatabase, request: FastifyRequest, org: AccountRow, team: TeamRow) {
   return (await teamRenderer(database, request, org, [team]))(team);
 }
@@ -52,6 +68,17 @@ async function showTeam(database: ForgeDatabase, request: FastifyRequest, org: A
 export function registerTeams(context: ApiContext): void {
   const { app, database } = context;
   const organization = { config: { scope: "organization" as const } };
+
+  app.get(
+    "/user/teams",
+    { config: { scope: "user" }, schema: { querystring: PageQuery } },
+    async (request, reply) => {
+      const caller = signedIn(request);
+      const window = paged(context, request);
+      const page = await listUserTeams(database, caller.account, window);
+      return sendPage(request, reply, window, page, await teamsRenderer(database, request, page.rows));
+    },
+  );
 
   app.get(
     "/orgs/:org/teams",

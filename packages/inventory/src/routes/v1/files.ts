@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
-import { type AnyKysely, publicUrl } from "@anvil/core";
-import type { FastifyReply } from "fastify";
+import { type AnyKysely, Invalid, publicUrl } from "@anvil/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { datetime, escaped, related } from "../../convert/format.ts";
 import { namesOf, type Row } from "../../repositories/records.ts";
@@ -21,8 +21,10 @@ import { stagedFiles } from "./multipart.ts";
 import { IdParams, rawRow } from "./resource.ts";
 
 // Files attached to assets and models (spec §7.1, §8): list, upload (multipart `file[]`, `notes`),
-// download, delete. Snipe-IT answers these with real HTTP codes: 404 for an unknown record or file,
-// 500 when no file came or none could be deleted.
+// download, delete. Snipe-IT answers these with real HTTP codes: 404 for an unknown record or file.
+// Where it answers 500 (no file came; a file to delete is not there) we answer its envelope as a
+// refused request instead. Download and delete have two paths each: `file/{file_id}` of the older
+// controllers, and `files/{file_id}` (delete: `files/{file_id}/delete`) of Snipe-IT 8's.
 
 const FileParams = Type.Object({ id: Type.String(), file_id: Type.String() });
 
@@ -95,7 +97,7 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
       const record = await attachedTo(db(), caller, kind, idParam(request));
       if (!record) return failure(reply, 404, kind.notFound);
       const uploads = stagedFiles(request, "file");
-      if (uploads.length === 0) return failure(reply, 500, MESSAGES.noFiles);
+      if (uploads.length === 0) throw new Invalid(MESSAGES.noFiles);
       const notes = (request.body as Record<string, unknown>).notes;
       await attachFiles(
         database,
@@ -110,7 +112,7 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
       return success(MESSAGES.uploaded, rawRow(record));
     });
 
-    app.get(`${base}/file/:file_id`, { schema: { tags, params: FileParams } }, async (request, reply) => {
+    const download = async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = authorized(request, `${kind.permission}.view`);
       const record = await attachedTo(db(), caller, kind, idParam(request));
       if (!record) return failure(reply, 404, kind.notFound);
@@ -128,14 +130,18 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
         .header("x-content-type-options", "nosniff")
         .header("content-security-policy", "default-src 'none'; sandbox")
         .send(createReadStream(file.path));
-    });
+    };
+    app.get(`${base}/file/:file_id`, { schema: { tags, params: FileParams } }, download);
+    app.get(`${base}/files/:file_id`, { schema: { tags, params: FileParams } }, download);
 
-    app.delete(`${base}/file/:file_id`, { schema: { tags, params: FileParams } }, async (request, reply) => {
+    const remove = async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = authorized(request, `${kind.permission}.edit`);
       const record = await attachedTo(db(), caller, kind, idParam(request));
       if (!record) return failure(reply, 404, kind.notFound);
       const deleted = await deleteFile(database, storage, kind, record.id, idParam(request, "file_id"));
-      return deleted ? success(MESSAGES.deleted) : failure(reply, 500, MESSAGES.notDeleted);
-    });
+      return deleted ? success(MESSAGES.deleted) : failure(reply, 404, MESSAGES.notDeleted);
+    };
+    app.delete(`${base}/file/:file_id`, { schema: { tags, params: FileParams } }, remove);
+    app.delete(`${base}/files/:file_id/delete`, { schema: { tags, params: FileParams } }, remove);
   }
 }

@@ -35,9 +35,13 @@ export function registerHoldings({ app, database }: ApiContext): void {
     type: "location",
     id: (await findResource(database, locations, idParam(request), undefined, caller)).id,
   });
-  const user = async (request: FastifyRequest, caller: Caller): Promise<Holder> => ({
+  const user = async (
+    request: FastifyRequest,
+    caller: Caller,
+    trashed: "with" | "without" = "without",
+  ): Promise<Holder> => ({
     type: "user",
-    id: (await findResource(database, users, idParam(request), undefined, caller)).id,
+    id: (await findResource(database, users, idParam(request), undefined, caller, trashed)).id,
   });
   /** Assets checked out to the holder, whatever their label (what it holds is all it holds). */
   const assetsOf = (holder: Holder): AssetListScope => ({
@@ -103,7 +107,9 @@ export function registerHoldings({ app, database }: ApiContext): void {
   // Besides every asset filter, Snipe-IT names category_id and model_id here (spec §19).
   app.get("/users/:id/assets", schema("users"), async (request, reply) => {
     const caller = allowed(request, "users.view", "assets.view");
-    const page = await listAssets(database, caller, query(request), assetsOf(await user(request, caller)));
+    // Snipe-IT reads a deleted user's assets on purpose (withTrashed), unlike their accessories.
+    const holder = await user(request, caller, "with");
+    const page = await listAssets(database, caller, query(request), assetsOf(holder));
     return sendList(request, reply, page.params, page);
   });
   app.get("/users/:id/accessories", schema("users"), async (request, reply) => {
@@ -114,7 +120,8 @@ export function registerHoldings({ app, database }: ApiContext): void {
   });
   app.get("/users/:id/licenses", schema("users"), async (request, reply) => {
     const caller = allowed(request, "users.view", "licenses.view");
-    const page = await heldLicenses(database, caller, await user(request, caller), query(request));
+    // As for assets: Snipe-IT reads a deleted user's licenses on purpose (withTrashed).
+    const page = await heldLicenses(database, caller, await user(request, caller, "with"), query(request));
     return sendList(request, reply, page.params, page);
   });
 }
