@@ -14,6 +14,7 @@ import { startForgeSsh } from "./routes/ssh.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
+import { reconcileStorage } from "./services/storage-reconcile.ts";
 
 export interface ForgeOptions {
   /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
@@ -46,6 +47,8 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       paths: ["/swagger.v1.json", "/api/swagger"],
     },
     register: async (app, database) => {
+      // Before the first request: what a crash left between rows and repositories is settled.
+      await reconcileStorage(database, storage, config.logger);
       registerHealth(app, database);
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;

@@ -1,6 +1,6 @@
 import { Conflict, Invalid } from "@anvil/core";
-import { assertBranchName } from "./branch-name.ts";
 import { defaultBranch } from "./branches.ts";
+import { checkBranchName } from "./ref-name.ts";
 import { runGit } from "./run.ts";
 import { isEmpty } from "./storage.ts";
 
@@ -51,7 +51,7 @@ export async function autoInit(repoPath: string, options: AutoInitOptions): Prom
   };
   const branch = options.branch ?? (await defaultBranch(repoPath));
   if (branch === undefined) throw new Invalid("the repository's HEAD names no branch");
-  await assertBranchName(branch);
+  checkBranchName(branch);
   if (!(await isEmpty(repoPath))) throw new Conflict("repository is not empty");
   const git = (args: string[], input?: string) =>
     runGit([`--git-dir=${repoPath}`, ...args], { input, env }).then((result) => result.stdout.trim());

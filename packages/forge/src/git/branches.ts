@@ -1,5 +1,6 @@
 import { type Commit, readCommits } from "./commit.ts";
 import { type PageRequest, pageOffset } from "./paging.ts";
+import { isBranchName } from "./ref-name.ts";
 import { runGit } from "./run.ts";
 
 export interface Branch {
@@ -58,8 +59,9 @@ export async function listBranches(repoPath: string, page: PageRequest): Promise
 
 /** The branch called `name`, or undefined when there is none. */
 export async function getBranch(repoPath: string, name: string): Promise<Branch | undefined> {
-  // for-each-ref reads its pattern as a glob that also matches below a slash; only the exact name counts.
-  if (name === "" || name.includes("\0") || /[*?[\\]/.test(name)) return undefined;
+  // No branch can have a name git would refuse; and for-each-ref reads its pattern as a glob (which
+  // such names exclude) that also matches below a slash, so only the exact name counts.
+  if (!isBranchName(name)) return undefined;
   const tip = (await branchTips(repoPath, HEADS + name)).find((candidate) => candidate.name === name);
   return tip === undefined ? undefined : (await withCommits(repoPath, [tip]))[0];
 }

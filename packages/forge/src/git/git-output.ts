@@ -1,5 +1,5 @@
 import { type Readable, Transform } from "node:stream";
-import { GitCommandError } from "./command-error.ts";
+import { GitCommandError, type GitExit } from "./command-error.ts";
 import type { GitProcess } from "./process.ts";
 
 export interface GitOutputOptions {
@@ -10,6 +10,8 @@ export interface GitOutputOptions {
    * over the limit): that fault is the answer, whatever git makes of the input it was cut off from.
    */
   input?: Promise<Error | undefined>;
+  /** The client's fault among git's failures (a malformed request), answered instead of a server error. */
+  clientFault?: (exit: GitExit) => Error | undefined;
   /** The body was destroyed before git finished (the client went away). */
   abandoned: () => void;
 }
@@ -77,7 +79,7 @@ export function gitOutput(git: GitProcess, options: GitOutputOptions): GitOutput
     exited = true;
     const fault = await options.input;
     if (fault) fail(fault);
-    else if (exit.code !== 0) fail(new GitCommandError(git.args, exit));
+    else if (exit.code !== 0) fail(options.clientFault?.(exit) ?? new GitCommandError(git.args, exit));
     else body.end();
   });
   return { body, started: started.promise };

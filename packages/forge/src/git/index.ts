@@ -1,7 +1,6 @@
 // The forge's git layer: repository storage, reads for the REST API, and smart HTTP transport.
 
 export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
-export { assertBranchName } from "./branch-name.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
 export type { Commit, Signature } from "./commit.ts";
@@ -12,6 +11,7 @@ export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
+export { branchNameProblem, checkBranchName, isBranchName, MAX_BRANCH_NAME_LENGTH } from "./ref-name.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
 export {
@@ -24,9 +24,20 @@ export {
   serveRpc,
 } from "./smart-http.ts";
 export {
-  deleteRepository,
+  discardRepository,
+  listStoredRepositories,
+  listTrash,
+  moveToTrash,
+  readRepositoryRowId,
+  setAside,
+  stageRepository,
+  sweepLeftovers,
+  writeRepositoryRowId,
+} from "./staging.ts";
+export {
   initRepository,
   isEmpty,
+  placeRepository,
   type RepositoryName,
   renameOwner,
   renameRepository,

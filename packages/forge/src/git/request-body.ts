@@ -1,5 +1,6 @@
 import { Transform } from "node:stream";
 import { createGunzip } from "node:zlib";
+import type { GitExit } from "./command-error.ts";
 import { GitHttpError } from "./http-error.ts";
 
 function byteLimit(maxBytes: number): Transform {
@@ -42,4 +43,29 @@ export function requestBodyFault(error: Error): GitHttpError | undefined {
     return new GitHttpError(400, "the request body is not valid gzip");
   }
   return undefined;
+}
+
+// What git dies with when the request itself is malformed: pkt-line framing it cannot read
+// (`bad line length character: zzzz`), a stream that ends inside a packet (`the remote end hung
+// up unexpectedly`), or packets in the wrong place (`protocol error: expected old/new/ref`, v2's
+// `unknown capability` …). Failures of the server (a broken repository, no disk space) say otherwise.
+const MALFORMED_REQUEST = [
+  "protocol error",
+  "the remote end hung up unexpectedly",
+  "expected flush after",
+  "unexpected line",
+  "invalid command",
+  "unknown capability",
+  "no command requested",
+];
+
+/**
+ * The client's fault when git refused what it was sent, as the answer to give: 400, as git's
+ * http-backend answers a malformed request. git's own words stay in the log, never in the answer.
+ */
+export function malformedRequestFault(service: string, exit: GitExit): GitHttpError | undefined {
+  if (exit.code !== 128) return undefined;
+  const fatal = exit.stderr.split("\n").find((line) => line.startsWith("fatal: "));
+  if (fatal === undefined || !MALFORMED_REQUEST.some((words) => fatal.includes(words))) return undefined;
+  return new GitHttpError(400, `the request is not a valid ${service} request`);
 }

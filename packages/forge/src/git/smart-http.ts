@@ -6,7 +6,7 @@ import { GitHttpError } from "./http-error.ts";
 import { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 import { type GitProcess, spawnGit } from "./process.ts";
 import { gitProtocolEnvironment } from "./protocol.ts";
-import { requestBodyDecoders, requestBodyFault } from "./request-body.ts";
+import { malformedRequestFault, requestBodyDecoders, requestBodyFault } from "./request-body.ts";
 import { repositoryExists } from "./storage.ts";
 
 // git's smart HTTP protocol, the part after authorisation: the forge's routes decide who may
@@ -111,7 +111,7 @@ export interface RpcOptions {
  * `POST /{owner}/{repo}/<service>`: streams the request body (gunzipped when the client
  * compressed it) into `git <service> --stateless-rpc` and git's answer back. A client that goes
  * away stops a fetch at once; a push ends when its input does, so the repository is left either
- * untouched or with the whole push applied, never half of it.
+ * untouched or with the whole push applied, never half of it. A body git cannot read is a 400.
  */
 export async function serveRpc(
   repoPath: string,
@@ -146,6 +146,7 @@ export async function serveRpc(
   });
   const output = gitOutput(git, {
     input,
+    clientFault: (exit) => malformedRequestFault(name, exit),
     abandoned:
       name === "git-upload-pack"
         ? () => git.kill()

@@ -1,7 +1,7 @@
 import { access, mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { Conflict, NotFound } from "@anvil/core";
-import { assertBranchName } from "./branch-name.ts";
+import { checkBranchName } from "./ref-name.ts";
 import { ownerPath, repositoryPath } from "./repository-path.ts";
 import { runGit } from "./run.ts";
 
@@ -21,7 +21,7 @@ function errorCode(error: unknown): string | undefined {
  * `defaultBranch`. Conflict when a directory is already there; nothing is left behind on failure.
  */
 export async function initRepository(repoPath: string, options: { defaultBranch: string }): Promise<void> {
-  await assertBranchName(options.defaultBranch);
+  checkBranchName(options.defaultBranch);
   const path = resolve(repoPath);
   await mkdir(dirname(path), { recursive: true });
   try {
@@ -71,7 +71,7 @@ export async function isEmpty(repoPath: string): Promise<boolean> {
 
 /** Points HEAD at `refs/heads/<branch>`, which need not exist yet. */
 export async function setDefaultBranch(repoPath: string, branch: string): Promise<void> {
-  await assertBranchName(branch);
+  checkBranchName(branch);
   await runGit([`--git-dir=${repoPath}`, "symbolic-ref", "HEAD", `refs/heads/${branch}`]);
 }
 
@@ -90,6 +90,13 @@ async function moveDirectory(source: string, target: string): Promise<"moved" | 
   }
 }
 
+/** Moves a whole repository directory to `target`: NotFound when it is missing, Conflict when files are there. */
+export async function placeRepository(source: string, target: string): Promise<void> {
+  if ((await moveDirectory(source, target)) === "missing") {
+    throw new NotFound("repository files do not exist");
+  }
+}
+
 /**
  * Moves a repository to another name or owner (a rename or a transfer); the owner's directory is
  * created when needed. NotFound when the source is missing, Conflict when the target exists.
@@ -101,10 +108,7 @@ export async function renameRepository(
 ): Promise<void> {
   const source = repositoryPath(root, from.owner, from.name);
   const target = repositoryPath(root, to.owner, to.name);
-  if (source === target) return;
-  if ((await moveDirectory(source, target)) === "missing") {
-    throw new NotFound("repository files do not exist");
-  }
+  if (source !== target) await placeRepository(source, target);
 }
 
 /** Moves all of an owner's repositories when the user or organisation is renamed. */
@@ -113,9 +117,4 @@ export async function renameOwner(root: string, from: string, to: string): Promi
   const target = ownerPath(root, to);
   // An owner without repositories has no directory: there is nothing to move.
   if (source !== target) await moveDirectory(source, target);
-}
-
-/** Removes a repository's directory; removing one that is already gone is not an error. */
-export async function deleteRepository(root: string, owner: string, name: string): Promise<void> {
-  await rm(repositoryPath(root, owner, name), { recursive: true, force: true });
 }

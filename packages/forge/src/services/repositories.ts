@@ -7,26 +7,25 @@ import {
   readBool,
   toStoredTime,
 } from "@anvil/core";
+import type { Kysely } from "kysely";
 import {
   autoInit,
-  deleteRepository as deleteRepositoryFiles,
+  checkBranchName,
   getBranch,
-  initRepository,
+  isBranchName,
   isEmpty,
   listBranches,
-  renameRepository,
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import {
-  deleteRepositoryRow,
   findRepository,
   findRepositoryById,
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
-import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
+import { ACCOUNT_ORGANIZATION, type ForgeTables } from "../schemas/tables.ts";
 import {
   ACCESS_ADMIN,
   ACCESS_OWNER,
@@ -38,6 +37,7 @@ import {
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
+import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
 
 /** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
@@ -85,8 +85,8 @@ export interface NewRepository {
 }
 
 /**
- * Creates the row and the bare repository together: the unique constraint claims the name, then
- * the repository is made on disk; when that fails, the row is removed again.
+ * Creates the row and the bare repository together (see storeNewRepository): the repository is
+ * built out of sight, and the row commits only once it is in place.
  */
 export async function createRepository(
   database: ForgeDatabase,
@@ -96,40 +96,39 @@ export async function createRepository(
   input: NewRepository,
 ): Promise<RepositoryRow> {
   checkRepositoryName(input.name);
-  const path = repositoryPath(storage.root, owner.name, input.name);
   const defaultBranch = input.default_branch || "main";
+  checkBranchName(defaultBranch, "DefaultBranch");
   const now = new Date();
-  let row: RepositoryRow;
+  const signature = { name: doer.full_name || doer.name, email: doer.email, date: now };
+  const fill = input.auto_init
+    ? async (path: string) => {
+        await autoInit(path, { name: input.name, description: input.description ?? "", author: signature });
+      }
+    : undefined;
   try {
-    row = await insertWithinLimit(database, owner, doer, storage.maxCreationLimit ?? -1, {
-      owner_id: owner.id,
-      name: input.name,
-      lower_name: input.name.toLowerCase(),
-      description: input.description ?? "",
-      default_branch: defaultBranch,
-      is_private: input.private ?? false,
-      is_template: input.template ?? false,
-      created_at: toStoredTime(now, database.dialect),
-      updated_at: toStoredTime(now, database.dialect),
-    });
+    return await storeNewRepository(
+      database,
+      storage,
+      { owner: owner.name, name: input.name },
+      { defaultBranch, fill },
+      (trx) =>
+        insertWithinLimit(trx, database.dialect, owner, doer, storage.maxCreationLimit ?? -1, {
+          owner_id: owner.id,
+          name: input.name,
+          lower_name: input.name.toLowerCase(),
+          description: input.description ?? "",
+          default_branch: defaultBranch,
+          is_empty: !input.auto_init,
+          is_private: input.private ?? false,
+          is_template: input.template ?? false,
+          created_at: toStoredTime(now, database.dialect),
+          updated_at: toStoredTime(now, database.dialect),
+        }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
     throw error;
   }
-  try {
-    await initRepository(path, { defaultBranch });
-    if (input.auto_init) {
-      const signature = { name: doer.full_name || doer.name, email: doer.email, date: now };
-      await autoInit(path, { name: input.name, description: input.description ?? "", author: signature });
-      row = (await updateRepository(database.db, row.id, { is_empty: false })) ?? row;
-    }
-  } catch (error) {
-    await deleteRepositoryRow(database.db, row.id);
-    // Files left by an earlier failure belong to no row; only remove what this call made.
-    if (!(error instanceof Conflict)) await deleteRepositoryFiles(storage.root, owner.name, input.name);
-    throw error;
-  }
-  return row;
 }
 
 /** The repository `owner/name` as `viewer` may see it; a 404 when it does not exist or is hidden. */
@@ -218,13 +217,13 @@ export async function editRepository(
   requireAccess(context, ACCESS_ADMIN);
   const { repository, owner } = context;
   const path = repositoryPath(storage.root, owner.name, repository.name);
+  if (edit.default_branch !== undefined) checkBranchName(edit.default_branch, "DefaultBranch");
   if (edit.default_branch !== undefined && edit.default_branch !== repository.default_branch)
     await setDefaultBranch(path, edit.default_branch);
   const rename = edit.name !== undefined && edit.name !== repository.name ? edit.name : undefined;
   if (rename !== undefined) checkRepositoryName(rename);
-  let updated: RepositoryRow | undefined;
-  try {
-    updated = await updateRepository(database.db, repository.id, {
+  const change = (trx: Kysely<ForgeTables>) =>
+    updateRepository(trx, repository.id, {
       ...(rename !== undefined ? { name: rename, lower_name: rename.toLowerCase() } : {}),
       ...(edit.description !== undefined ? { description: edit.description } : {}),
       ...(edit.website !== undefined ? { website: edit.website } : {}),
@@ -234,38 +233,37 @@ export async function editRepository(
       ...(edit.template !== undefined ? { is_template: edit.template } : {}),
       updated_at: toStoredTime(new Date(), database.dialect),
     });
+  let updated: RepositoryRow | undefined;
+  try {
+    updated =
+      rename === undefined
+        ? await change(database.db)
+        : await moveRepository(
+            database,
+            storage,
+            { owner: owner.name, name: repository.name },
+            { owner: owner.name, name: rename },
+            change,
+          );
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
     throw error;
   }
   if (!updated) throw new NotFound("repository does not exist");
-  if (rename !== undefined) {
-    try {
-      await renameRepository(
-        storage.root,
-        { owner: owner.name, name: repository.name },
-        { owner: owner.name, name: rename },
-      );
-    } catch (error) {
-      await updateRepository(database.db, repository.id, {
-        name: repository.name,
-        lower_name: repository.lower_name,
-      });
-      throw error;
-    }
-  }
   return updated;
 }
 
-/** Deletes the row, then the files: a repository never outlives its row on disk for long. */
+/** Deletes the row and the bare repository together (see removeRepository). */
 export async function deleteRepository(
   database: ForgeDatabase,
   storage: Storage,
   context: RepositoryContext,
 ): Promise<void> {
   requireAccess(context, ACCESS_OWNER);
-  await deleteRepositoryRow(database.db, context.repository.id);
-  await deleteRepositoryFiles(storage.root, context.owner.name, context.repository.name);
+  await removeRepository(database, storage, context.repository.id, {
+    owner: context.owner.name,
+    name: context.repository.name,
+  });
 }
 
 /**
@@ -284,7 +282,8 @@ export async function notePush(
   const changes: { is_empty: boolean; default_branch?: string } = { is_empty: empty };
   if (!empty && !(await getBranch(path, repository.default_branch))) {
     const [first] = (await listBranches(path, { page: 1, limit: 1 })).branches;
-    if (first) {
+    // A pushed branch named beyond Gitea's limits cannot be the default one.
+    if (first && isBranchName(first.name)) {
       await setDefaultBranch(path, first.name);
       changes.default_branch = first.name;
     }

@@ -1,5 +1,4 @@
 import { Conflict, Forbidden, Invalid, isUniqueViolation, NotFound, toStoredTime } from "@anvil/core";
-import { renameRepository } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import { findMembership } from "../repositories/organizations.ts";
 import {
@@ -29,6 +28,7 @@ import {
   requireAccess,
   type Storage,
 } from "./repositories.ts";
+import { moveRepository } from "./repository-storage.ts";
 import { canCreateOrgRepo, HIDDEN, roleIn } from "./teams.ts";
 
 // Gitea's rules for POST /repos/{owner}/{repo}/transfer and its accept and reject: the move is
@@ -144,10 +144,10 @@ function inProgress(owner: AccountRow, repository: RepositoryRow): Conflict {
 }
 
 /**
- * Moves the repository to its new owner: the row and what hangs on it in one transaction, whose
- * last step moves the bare repository as a rename does, so a failed move leaves the rows as they
- * were; should the commit fail after the move, the files are moved back. A pending transfer is
- * claimed (deleted) first, so that of two accepts only one moves the repository.
+ * Moves the repository to its new owner: the row and what hangs on it in one transaction, which
+ * also moves the bare repository (moveRepository, as a rename does), so a failed move leaves the
+ * rows as they were and a crash leaves nothing the start-up reconcile cannot settle. A pending
+ * transfer is claimed (deleted) first, so that of two accepts only one moves the repository.
  */
 async function transferOwnership(
   database: ForgeDatabase,
@@ -160,9 +160,8 @@ async function transferOwnership(
   const { repository, owner } = from;
   const source = { owner: owner.name, name: repository.name };
   const target = { owner: newOwner.name, name: repository.name };
-  let moved = false;
   try {
-    return await database.db.transaction().execute(async (trx) => {
+    return await moveRepository(database, storage, source, target, async (trx) => {
       if (pending && !(await deleteTransfer(trx, pending.id))) throw new NotFound(HIDDEN);
       const row = await updateRepository(trx, repository.id, {
         owner_id: newOwner.id,
@@ -172,12 +171,9 @@ async function transferOwnership(
       await deleteRedundantCollaborations(trx, repository.id, newOwner.id);
       if (isOrganization(owner)) await deleteTeamRepositories(trx, repository.id);
       for (const team of teams) await addTeamRepository(trx, team.id, repository.id);
-      await renameRepository(storage.root, source, target);
-      moved = true;
       return row;
     });
   } catch (error) {
-    if (moved) await renameRepository(storage.root, target, source);
     // The name is taken at the new owner, in the database or on disk.
     if (isUniqueViolation(error) || error instanceof Conflict) throw alreadyExists(newOwner, repository);
     throw error;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { access, readFile, stat } from "node:fs/promises";
+import { access, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Conflict, Invalid, NotFound } from "@anvil/core";
@@ -7,7 +7,7 @@ import { type TempDir, tempDir } from "@anvil/core/testing";
 import {
   autoInit,
   defaultBranch,
-  deleteRepository,
+  discardRepository,
   EmptyRepository,
   initRepository,
   isEmpty,
@@ -180,11 +180,12 @@ describe("repository storage", { timeout: 60_000 }, () => {
     await assert.rejects(renameOwner(root, "grace", "heidi"), Conflict);
   });
 
-  test("deleteRepository removes the directory, and again is no error", async () => {
+  test("discardRepository removes the directory by way of the trash, and again is no error", async () => {
     const path = await created("ivan", "gone");
-    await deleteRepository(root, "ivan", "gone");
+    await discardRepository(root, path);
     assert.equal(await exists(path), false);
-    await deleteRepository(root, "ivan", "gone");
-    await assert.rejects(deleteRepository(root, "..", "gone"), Invalid);
+    assert.deepEqual(await readdir(join(root, ".trash")), []);
+    await discardRepository(root, path);
+    assert.throws(() => repositoryPath(root, "..", "gone"), Invalid);
   });
 });

@@ -1,7 +1,9 @@
 // The built-in SSH server with the real OpenSSH client and real git on 127.0.0.1: who may log in,
 // what they may run, and that clones and pushes arrive intact.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -196,6 +198,39 @@ describe("SSH server: git over SSH with the OpenSSH client", () => {
     assert.match(logs, /SSH session failed/);
     const broken = await gitAs(keys.alice, ["ls-remote", url("alice/broken.git")]);
     assert.match(broken.stderr, /anvil: internal error/);
+    const demo = await gitAs(keys.alice, ["ls-remote", url("alice/demo.git")]);
+    assert.equal(demo.code, 0, demo.stderr);
+  });
+
+  test("a request git cannot read ends with git's exit status and message, as from any SSH host", async () => {
+    const before = forge.logLines.length;
+    for (const [service, body] of [
+      ["git-upload-pack", "0009done\n"],
+      ["git-upload-pack", "zzzz"],
+      ["git-upload-pack", "fff0junk"],
+    ]) {
+      const ssh = spawn(
+        "ssh",
+        [
+          ...sshArgs(keys.alice.privatePath, forge.server.port),
+          "git@127.0.0.1",
+          `${service} 'alice/demo.git'`,
+        ],
+        { stdio: ["pipe", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      ssh.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      ssh.stdout.resume();
+      // git first advertises its refs; the junk follows as the client's answer.
+      ssh.stdin.end(body);
+      const [code] = (await once(ssh, "close")) as [number];
+      assert.equal(code, 128, `${service} ${JSON.stringify(body)}: ${stderr}`);
+      assert.match(stderr, /fatal: /);
+    }
+    const logs = forge.logLines.slice(before).join("");
+    assert.doesNotMatch(logs, /SSH session failed|could not start git/);
     const demo = await gitAs(keys.alice, ["ls-remote", url("alice/demo.git")]);
     assert.equal(demo.code, 0, demo.stderr);
   });
