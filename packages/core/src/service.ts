@@ -139,6 +139,11 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
         });
         await options.register(app, database);
         await app.listen({ host: config.host, port: config.port });
+        // Requests are answered from here on, while the companions start: they need the root URL.
+        const address = app.server.address();
+        const port = typeof address === "object" && address !== null ? address.port : config.port;
+        listeningUrl = `http://${urlHost(config.host)}:${port}`;
+        listeningRoot = undefined;
         for (const start of options.companions ?? []) companions.push(await start(database));
       } catch (error) {
         await Promise.allSettled(companions.map((companion) => companion.close()));
@@ -148,10 +153,6 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
         database = undefined;
         throw error;
       }
-      const address = app.server.address();
-      const port = typeof address === "object" && address !== null ? address.port : config.port;
-      listeningUrl = `http://${urlHost(config.host)}:${port}`;
-      listeningRoot = undefined;
       return listeningUrl;
     },
     async close() {

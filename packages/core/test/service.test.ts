@@ -9,7 +9,7 @@ import {
   type HttpService,
   type ServiceConfig,
 } from "../src/index.ts";
-import { forEachDatabase, serviceConfig, startApp } from "../src/testing/index.ts";
+import { forEachDatabase, freePort, serviceConfig, startApp } from "../src/testing/index.ts";
 
 function sampleService(
   config: ServiceConfig,
@@ -117,6 +117,36 @@ forEachDatabase("a database-backed HTTP service", (database) => {
       assert.deepEqual(await res.json(), { url: "https://inventory.example.com/where" });
     } finally {
       await proxied.close();
+    }
+  });
+
+  test("a request answered while the companions still start gets the listening root URL", async () => {
+    const port = await freePort();
+    let answered: unknown;
+    const started = await startApp(({ dataDir }) =>
+      createHttpService({
+        name: "sample",
+        config: serviceConfig(dataDir, database.url, { port }),
+        migrationOwner: "sample",
+        migrations: [],
+        mapError: (problem) => ({ status: 500, body: { kind: problem.kind } }),
+        register: (app) => {
+          app.get("/where", async (req) => ({ url: req.publicUrl.href }));
+        },
+        // HTTP already listens here, as with the forge's SSH server starting.
+        companions: [
+          async () => {
+            const res = await fetch(`http://127.0.0.1:${port}/where`);
+            answered = { status: res.status, body: await res.json() };
+            return { close: async () => {} };
+          },
+        ],
+      }),
+    );
+    try {
+      assert.deepEqual(answered, { status: 200, body: { url: `${started.url}/where` } });
+    } finally {
+      await started.close();
     }
   });
 });
