@@ -64,5 +64,5 @@ export function checkAccountName(name: string, field = "Username"): void {
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
 
 export function checkEmail(email: string): void {
-  if (!EMAIL.test(email) || email.length > 255) throw new Invalid("[Email]: Email");
+  if (email.length > 255 || !EMAIL.test(email)) throw new Invalid("[Email]: Email");
 }
