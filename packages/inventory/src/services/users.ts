@@ -1,7 +1,8 @@
 import { hashPassword, Invalid, isUniqueViolation } from "@anvil/core";
+import { groupPermissionsOf } from "../repositories/tokens.ts";
 import { logAction } from "./activity.ts";
-import { type InventoryDatabase, storedNow } from "./database.ts";
-import type { UserRow } from "./permissions.ts";
+import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
+import { isSuperuser, parsePermissions, type UserRow } from "./permissions.ts";
 
 /**
  * A user made outside the API (the admin command, tests): there is no acting user yet. Superusers
@@ -54,4 +55,16 @@ export function findUserByUsername(
     .where("username", "=", username)
     .where("deleted_at", "is", null)
     .executeTakeFirst();
+}
+
+/** Whether the account is a superuser, by its own permissions or a group's. */
+export async function isSuperuserAccount(
+  db: Executor,
+  user: { id: number; permissions?: unknown },
+): Promise<boolean> {
+  const groups = await groupPermissionsOf(db, user.id);
+  return isSuperuser({
+    own: parsePermissions(user.permissions as string | null),
+    groups: groups.map((group) => parsePermissions(group.permissions)),
+  });
 }
