@@ -7,6 +7,7 @@ import { items } from "./0005_items.ts";
 import { customFields } from "./0006_custom_fields.ts";
 import { files } from "./0007_files.ts";
 import { listIndexes } from "./0009_list_indexes.ts";
+import { activitySecrets } from "./0011_activity_secrets.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -18,4 +19,5 @@ export const migrations: readonly NamedMigration[] = [
   customFields,
   files,
   listIndexes,
+  activitySecrets,
 ];

@@ -85,6 +85,29 @@ async function logSeats(context: WriteContext, licenseId: number, actionType: st
   });
 }
 
+const COLUMNS = [
+  "name",
+  "seats",
+  "category_id",
+  "serial",
+  "license_name",
+  "license_email",
+  "company_id",
+  "manufacturer_id",
+  "supplier_id",
+  "depreciation_id",
+  "purchase_cost",
+  "purchase_date",
+  "expiration_date",
+  "termination_date",
+  "order_number",
+  "purchase_order",
+  "reassignable",
+  "maintained",
+  "min_amt",
+  "notes",
+];
+
 /** Licenses (spec §18): `seats` seat rows each, checked out through the seat routes. */
 export const licenses: ResourceDefinition = {
   table: "licenses",
@@ -119,28 +142,9 @@ export const licenses: ResourceDefinition = {
     min_amt: "nullable|integer|min:0",
     notes: "nullable|string|max:65535",
   },
-  columns: [
-    "name",
-    "seats",
-    "category_id",
-    "serial",
-    "license_name",
-    "license_email",
-    "company_id",
-    "manufacturer_id",
-    "supplier_id",
-    "depreciation_id",
-    "purchase_cost",
-    "purchase_date",
-    "expiration_date",
-    "termination_date",
-    "order_number",
-    "purchase_order",
-    "reassignable",
-    "maintained",
-    "min_amt",
-    "notes",
-  ],
+  columns: COLUMNS,
+  // The serial is the product key, for `licenses.keys` holders only: the log never holds it.
+  logged: COLUMNS.filter((column) => column !== "serial"),
   softDeletes: true,
   unique: { field: "name", message: "The name has already been taken." },
   list: {

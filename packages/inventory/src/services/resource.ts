@@ -75,6 +75,12 @@ export interface ResourceDefinition {
   customMessages?: CustomMessages;
   /** Validated fields stored as they are. */
   columns: readonly string[];
+  /**
+   * The fields whose changes an update's activity entry records (default: `columns`); an
+   * allow-list, so that nothing derived (a password's hash) and no secret column (a product key)
+   * reaches the log, which `reports.view` reads.
+   */
+  logged?: readonly string[];
   /** Whether rows are soft-deleted (deleted_at) rather than removed. */
   softDeletes: boolean;
   /** The field named in the answer when the table's unique index refuses a write, and its message. */
@@ -358,7 +364,11 @@ export async function updateWithin(
   const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
   const extra = (await definition.prepare?.(context, sent, before)) ?? {};
   const changes = { ...stored(definition, caller, sent, false), ...extra, ...server };
-  const meta = changedFields(before, changes);
+  const logged = definition.logged ?? definition.columns;
+  const meta = changedFields(
+    before,
+    Object.fromEntries(Object.entries(changes).filter(([field]) => logged.includes(field))),
+  );
   const row = await updateRecord(trx, definition.table, id, {
     ...changes,
     updated_at: storedNow(database.dialect),
