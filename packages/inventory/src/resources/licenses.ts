@@ -11,6 +11,8 @@ import { lockItem } from "./stock.ts";
 export const LICENSE_IN_USE =
   "This license is currently checked out to a user and cannot be deleted. Please check the license in first, and then try deleting again. ";
 const HIDDEN_KEY = "------------";
+/** Who may read a product key (the `serial` column), and so find or order licenses by it. */
+const KEYS_PERMISSION = "licenses.keys";
 const SEAT_BATCH = 500;
 
 /** The seats of a license held by nobody. */
@@ -190,10 +192,12 @@ export const licenses: ResourceDefinition = {
       maintained: "bool",
     },
     trashed: (query) => (query.deleted === "true" ? "only" : "without"),
-    refine: (select: AnySelect, query) => {
+    secret: { columns: ["serial"], permission: KEYS_PERMISSION },
+    refine: (select: AnySelect, query, caller) => {
       let refined = select;
-      if (typeof query.product_key === "string" && query.product_key !== "")
-        refined = refined.where("licenses.serial", "=", query.product_key);
+      const key = query.product_key;
+      if (typeof key === "string" && key !== "" && can(caller, KEYS_PERMISSION))
+        refined = refined.where("licenses.serial", "=", key);
       if (query.expires === "true") refined = refined.where("licenses.expiration_date", "is not", null);
       if (query.expires === "false") refined = refined.where("licenses.expiration_date", "is", null);
       return refined;
@@ -242,7 +246,7 @@ export const licenses: ResourceDefinition = {
       name: escaped(row.name as string),
       company: of("company", "company_id"),
       manufacturer: of("manufacturer", "manufacturer_id"),
-      product_key: can(context.caller, "licenses.keys") ? escaped(row.serial as string | null) : HIDDEN_KEY,
+      product_key: can(context.caller, KEYS_PERMISSION) ? escaped(row.serial as string | null) : HIDDEN_KEY,
       order_number: escaped(row.order_number as string | null),
       purchase_order: escaped(row.purchase_order as string | null),
       purchase_date: date(row.purchase_date as string | null),
