@@ -20,6 +20,9 @@ interface ParsedRule {
 const BOOLEAN_TRUE = new Set<unknown>([true, 1, "1", "true"]);
 const BOOLEAN_FALSE = new Set<unknown>([false, 0, "0", "false"]);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// What an integer column holds on both databases (PostgreSQL's `integer`): a value beyond it is
+// refused as the field's size rule would, before any rule (`exists`) sends it to the database.
+const INTEGER_BOUNDS = { min: -2147483648, max: 2147483647 } as const;
 // Tables whose rows are removed rather than soft-deleted: `exists` needs no deleted_at test there.
 const HARD_DELETED = new Set(["permission_groups", "custom_fieldsets"]);
 
@@ -147,6 +150,12 @@ export async function validate(
       fail(kind, `The ${attribute} field ${TYPE_MESSAGES[kind]}.`);
       continue;
     }
+    const outside = kind === "integer" ? outOfBounds(value as number) : undefined;
+    if (outside) {
+      const limit = parsed.find((rule) => rule.name === outside)?.argument ?? String(INTEGER_BOUNDS[outside]);
+      fail(outside, sizeMessage(kind, outside, attribute, limit));
+      continue;
+    }
     for (const rule of parsed) {
       const failed = await brokenRule(db, rule, kind, value, input[`${field}_confirmation`]);
       if (failed) {
@@ -158,6 +167,10 @@ export async function validate(
   }
   if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   return values;
+}
+
+function outOfBounds(value: number): "min" | "max" | undefined {
+  return value > INTEGER_BOUNDS.max ? "max" : value < INTEGER_BOUNDS.min ? "min" : undefined;
 }
 
 type Message = (attribute: string) => string;

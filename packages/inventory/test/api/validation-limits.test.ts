@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type AssetFixture, assetFixture, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory } from "../support/inventory.ts";
+import { category } from "../support/items.ts";
 
 // Every rule that reads request data gets 1 MB of the input that is worst for a backtracking
 // pattern, and must answer its refusal well within a second (a quadratic pattern takes hours).
@@ -101,6 +102,20 @@ forEachInventory("inventory API: rules reading request data are linear and bound
         `${format}: ${Object.keys(answer.messages as object)}`,
       );
     }
+  });
+
+  test("an integer beyond the database's integer columns is refused, never a 500", async () => {
+    const answer = await api<Envelope>(inventory, "POST", "/accessories", {
+      body: {
+        name: "Too many",
+        qty: 3_000_000_000,
+        category_id: await category(inventory, "accessory", "Bulk"),
+      },
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual((answer.body.messages as Record<string, string[]>).qty, [
+      "The qty field must not be greater than 2147483647.",
+    ]);
   });
 
   test("an image given as text: only a data URI's header is matched", async () => {
