@@ -8,6 +8,7 @@ import { customFields } from "./0006_custom_fields.ts";
 import { files } from "./0007_files.ts";
 import { listIndexes } from "./0009_list_indexes.ts";
 import { loginThrottle } from "./0010_login_throttle.ts";
+import { activitySecrets } from "./0011_activity_secrets.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -20,4 +21,5 @@ export const migrations: readonly NamedMigration[] = [
   files,
   listIndexes,
   loginThrottle,
+  activitySecrets,
 ];

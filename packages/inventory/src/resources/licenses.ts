@@ -11,6 +11,8 @@ import { lockItem } from "./stock.ts";
 export const LICENSE_IN_USE =
   "This license is currently checked out to a user and cannot be deleted. Please check the license in first, and then try deleting again. ";
 const HIDDEN_KEY = "------------";
+/** Who may read a product key (the `serial` column), and so find or order licenses by it. */
+const KEYS_PERMISSION = "licenses.keys";
 const SEAT_BATCH = 500;
 
 /** The seats of a license held by nobody. */
@@ -85,6 +87,29 @@ async function logSeats(context: WriteContext, licenseId: number, actionType: st
   });
 }
 
+const COLUMNS = [
+  "name",
+  "seats",
+  "category_id",
+  "serial",
+  "license_name",
+  "license_email",
+  "company_id",
+  "manufacturer_id",
+  "supplier_id",
+  "depreciation_id",
+  "purchase_cost",
+  "purchase_date",
+  "expiration_date",
+  "termination_date",
+  "order_number",
+  "purchase_order",
+  "reassignable",
+  "maintained",
+  "min_amt",
+  "notes",
+];
+
 /** Licenses (spec §18): `seats` seat rows each, checked out through the seat routes. */
 export const licenses: ResourceDefinition = {
   table: "licenses",
@@ -119,28 +144,9 @@ export const licenses: ResourceDefinition = {
     min_amt: "nullable|integer|min:0",
     notes: "nullable|string|max:65535",
   },
-  columns: [
-    "name",
-    "seats",
-    "category_id",
-    "serial",
-    "license_name",
-    "license_email",
-    "company_id",
-    "manufacturer_id",
-    "supplier_id",
-    "depreciation_id",
-    "purchase_cost",
-    "purchase_date",
-    "expiration_date",
-    "termination_date",
-    "order_number",
-    "purchase_order",
-    "reassignable",
-    "maintained",
-    "min_amt",
-    "notes",
-  ],
+  columns: COLUMNS,
+  // The serial is the product key, for `licenses.keys` holders only: the log never holds it.
+  logged: COLUMNS.filter((column) => column !== "serial"),
   softDeletes: true,
   unique: { field: "name", message: "The name has already been taken." },
   list: {
@@ -186,10 +192,12 @@ export const licenses: ResourceDefinition = {
       maintained: "bool",
     },
     trashed: (query) => (query.deleted === "true" ? "only" : "without"),
-    refine: (select: AnySelect, query) => {
+    secret: { columns: ["serial"], permission: KEYS_PERMISSION },
+    refine: (select: AnySelect, query, caller) => {
       let refined = select;
-      if (typeof query.product_key === "string" && query.product_key !== "")
-        refined = refined.where("licenses.serial", "=", query.product_key);
+      const key = query.product_key;
+      if (typeof key === "string" && key !== "" && can(caller, KEYS_PERMISSION))
+        refined = refined.where("licenses.serial", "=", key);
       if (query.expires === "true") refined = refined.where("licenses.expiration_date", "is not", null);
       if (query.expires === "false") refined = refined.where("licenses.expiration_date", "is", null);
       return refined;
@@ -238,7 +246,7 @@ export const licenses: ResourceDefinition = {
       name: escaped(row.name as string),
       company: of("company", "company_id"),
       manufacturer: of("manufacturer", "manufacturer_id"),
-      product_key: can(context.caller, "licenses.keys") ? escaped(row.serial as string | null) : HIDDEN_KEY,
+      product_key: can(context.caller, KEYS_PERMISSION) ? escaped(row.serial as string | null) : HIDDEN_KEY,
       order_number: escaped(row.order_number as string | null),
       purchase_order: escaped(row.purchase_order as string | null),
       purchase_date: date(row.purchase_date as string | null),

@@ -1,9 +1,17 @@
-import { hashPassword, Invalid } from "@anvil/core";
+import { Forbidden, hashPassword, Invalid } from "@anvil/core";
 import { bool, date, datetime, escaped, related } from "../convert/format.ts";
 import type { AnyExpressionBuilder, AnySelect, Row } from "../repositories/records.ts";
+import { changedFields } from "../services/activity.ts";
 import { imageUrl } from "../services/images.ts";
-import { isSuperuser, parsePermissions } from "../services/permissions.ts";
+import {
+  holds,
+  isSuperuser,
+  type PermissionMap,
+  parsePermissions,
+  UNAUTHORIZED_ACTION,
+} from "../services/permissions.ts";
 import type { ResourceDefinition, WriteContext } from "../services/resource.ts";
+import { isSuperuserAccount } from "../services/users.ts";
 import { actions, recordFields } from "./common.ts";
 
 const TEXT = [
@@ -30,15 +38,38 @@ const COUNTS = [
 ] as const;
 const invalid = (details: Record<string, string[]>) => new Invalid("The given data was invalid.", details);
 
-/** The permissions a caller may set: the `superuser` key only from a superuser, else kept as stored. */
+/**
+ * The permissions to store: the caller sets only those they hold themselves; every other key keeps
+ * its stored value (Snipe-IT keeps only `superuser` so; we keep all, so that no `users.edit`
+ * holder grants `admin`, to anyone or to themselves).
+ */
 function permissionsToStore(context: WriteContext, given: unknown, before: Row | undefined): string {
   const wanted = parsePermissions(JSON.stringify(given ?? {}));
-  if (!isSuperuser(context.caller)) {
-    delete wanted.superuser;
-    const stored = parsePermissions(before?.permissions as string | undefined).superuser;
-    if (stored !== undefined) wanted.superuser = stored;
+  const stored = parsePermissions(before?.permissions as string | undefined);
+  const kept: PermissionMap = {};
+  for (const key of new Set([...Object.keys(wanted), ...Object.keys(stored)])) {
+    const source = holds(context.caller, key) ? wanted : stored;
+    if (Object.hasOwn(source, key)) kept[key] = source[key];
   }
-  return JSON.stringify(wanted);
+  return JSON.stringify(kept);
+}
+
+// What signs a superuser in or keeps them out: only another superuser changes these.
+const SUPERUSER_ACCOUNT_FIELDS = ["username", "email", "activated"] as const;
+
+/** Refuses a non-superuser's change to a superuser's sign-in (password, name, e-mail, activation). */
+async function guardSuperuserAccount(
+  context: WriteContext,
+  values: Record<string, unknown>,
+  before: Row,
+): Promise<void> {
+  if (isSuperuser(context.caller)) return;
+  const sent = SUPERUSER_ACCOUNT_FIELDS.filter((field) => field in values);
+  const touches =
+    typeof values.password === "string" ||
+    Object.keys(changedFields(before, Object.fromEntries(sent.map((field) => [field, values[field]]))))
+      .length > 0;
+  if (touches && (await isSuperuserAccount(context.trx, before))) throw new Forbidden(UNAUTHORIZED_ACTION);
 }
 
 async function replaceGroups(context: WriteContext, userId: number, groups: unknown[]): Promise<void> {
@@ -193,6 +224,7 @@ export const users: ResourceDefinition = {
   },
   counts: COUNTS,
   prepare: async (context, values, before) => {
+    if (before) await guardSuperuserAccount(context, values, before);
     const extra: Record<string, unknown> = {};
     if (typeof values.password === "string") extra.password = await hashPassword(values.password);
     if (values.permissions !== undefined)
@@ -211,6 +243,8 @@ export const users: ResourceDefinition = {
       await replaceGroups(context, row.id, values.groups);
   },
   checkDelete: async (context, row, counts) => {
+    if (!isSuperuser(context.caller) && (await isSuperuserAccount(context.trx, row)))
+      throw new Forbidden(UNAUTHORIZED_ACTION);
     const refusals: Record<string, string[]> = {};
     if (row.id === context.caller.user.id) refusals.user = ["You cannot delete yourself."];
     if (counts.manages_users_count > 0)

@@ -1,7 +1,10 @@
 import type { DialectName } from "@anvil/core";
 import type { Insertable } from "kysely";
+import type { AnyExpressionBuilder, AnySelect } from "../repositories/records.ts";
 import type { ActionLogTable } from "../schemas/tables.ts";
+import { companyScope, inCallersCompany } from "./companies.ts";
 import { type Executor, storedNow } from "./database.ts";
+import type { Caller } from "./permissions.ts";
 
 // The activity log (Snipe-IT's action_logs): every write appends one entry, through the same
 // transaction as the write, so a write that fails leaves no entry and an entry never lacks its write.
@@ -96,4 +99,28 @@ export const ITEM_TABLES: Readonly<Record<string, string>> = {
 /** How the report names an action type (spec §22): lower-cased display labels. */
 export function actionLabel(actionType: string): string {
   return actionType === "create" ? "create new" : actionType;
+}
+
+/**
+ * Log entries the caller may read: under full multiple companies support, none whose item or
+ * target is a row of another company (an asset, a user, a license…), as the lists hide those rows.
+ */
+export function entriesInCallersCompany(select: AnySelect, caller: Caller): AnySelect {
+  let scoped = select;
+  for (const [type, table] of Object.entries(ITEM_TABLES)) {
+    if (!companyScope(caller, table)) continue;
+    for (const side of ["item", "target"] as const)
+      scoped = scoped.where((eb: AnyExpressionBuilder) =>
+        eb.or([
+          eb(`action_logs.${side}_type`, "is", null),
+          eb(`action_logs.${side}_type`, "!=", type),
+          eb(
+            `action_logs.${side}_id`,
+            "in",
+            inCallersCompany(eb.selectFrom(table).select(`${table}.id`), caller, table),
+          ),
+        ]),
+      );
+  }
+  return scoped;
 }

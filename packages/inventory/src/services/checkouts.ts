@@ -20,6 +20,9 @@ import { validate } from "./validation.ts";
 
 const HOLDER_LABELS: Record<HolderType, string> = { user: "User", location: "Location", asset: "Asset" };
 const TYPES: readonly HolderType[] = ["user", "location", "asset"];
+// Each unit of an accessory or consumable checked out is a row of its own: one request makes at
+// most this many, so a quantity never turns into a statement or transaction without bound.
+const CHECKOUT_QTY = "nullable|integer|min:1|max:1000";
 
 interface Actor {
   database: InventoryDatabase;
@@ -54,7 +57,7 @@ export async function checkoutAccessory(
       assigned_user: "nullable|integer",
       assigned_location: "nullable|integer",
       assigned_asset: "nullable|integer",
-      checkout_qty: "nullable|integer|min:1",
+      checkout_qty: CHECKOUT_QTY,
       note: "nullable|string|max:65535",
     });
     const type = (values.checkout_to_type ?? "user") as HolderType;
@@ -67,7 +70,8 @@ export async function checkoutAccessory(
         ],
       });
     }
-    if (!(await holderExists(trx, type, targetId))) throw new NotFound(`${HOLDER_LABELS[type]} not found`);
+    if (!(await holderExists(trx, caller, type, targetId)))
+      throw new NotFound(`${HOLDER_LABELS[type]} not found`);
     const asked = (values.checkout_qty as number | undefined) ?? 1;
     const held = await trx
       .selectFrom("accessories_checkout")
@@ -229,7 +233,7 @@ export async function checkoutConsumable(
       throw new NotFound("Consumable not found");
     const values = await validate(trx, input, {
       assigned_to: "required|integer",
-      checkout_qty: "nullable|integer|min:1",
+      checkout_qty: CHECKOUT_QTY,
       note: "nullable|string|max:65535",
     });
     const asked = (values.checkout_qty as number | undefined) ?? 1;
@@ -241,7 +245,7 @@ export async function checkoutConsumable(
     const remaining = Number(consumable.qty) - Number(given.count);
     if (remaining <= 0 || asked > remaining) throw new Conflict(NOT_ENOUGH_CONSUMABLES);
     const userId = values.assigned_to as number;
-    if (!(await holderExists(trx, "user", userId))) throw new NotFound("No user found");
+    if (!(await holderExists(trx, caller, "user", userId))) throw new NotFound("No user found");
     const now = storedNow(database.dialect);
     const note = (values.note as string | null | undefined) ?? null;
     await trx
@@ -327,6 +331,9 @@ export async function checkoutComponent(
       throw error instanceof Invalid ? new ComponentCheckoutInvalid(error.details) : error;
     });
     const asked = values.assigned_qty as number;
+    const assetId = values.assigned_to as number;
+    if (!(await holderExists(trx, caller, "asset", assetId)))
+      throw new ComponentCheckoutInvalid({ assigned_to: ["The selected assigned to is invalid."] });
     const installed = await trx
       .selectFrom("components_assets")
       .select((eb) => eb.fn.sum<number | string | null>("assigned_qty").as("held"))
@@ -337,7 +344,6 @@ export async function checkoutComponent(
       throw new Conflict(`Not enough components remaining: ${remaining} remaining, ${asked} requested `);
     const now = storedNow(database.dialect);
     const note = (values.note as string | null | undefined) ?? null;
-    const assetId = values.assigned_to as number;
     await trx
       .insertInto("components_assets")
       .values({

@@ -14,7 +14,7 @@ import {
 import { type FieldCipher, fieldCipher } from "./field-encryption.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
-import { attributeName, EMAIL, isUrl, isValidDate } from "./validation.ts";
+import { attributeName, isEmailAddress, isUrl, isValidDate } from "./validation.ts";
 
 // An asset's custom field values (spec §7.3, §7.4): one row per asset and field in
 // asset_custom_values, read and written by the field's column name. Which fields an asset has is
@@ -62,7 +62,7 @@ const FORMAT_RULES: Readonly<Record<string, { test: (value: string) => boolean; 
     message: "must only contain letters and numbers",
   },
   numeric: { test: (value) => NUMERIC.test(value), message: "must be a number" },
-  email: { test: (value) => EMAIL.test(value), message: "must be a valid email address" },
+  email: { test: isEmailAddress, message: "must be a valid email address" },
   date: { test: isValidDate, message: "must be a valid date" },
   url: { test: isUrl, message: "must be a valid URL" },
   ip: { test: (value) => isIP(value) !== 0, message: "must be a valid IP address" },

@@ -1,5 +1,8 @@
+import type { AnyKysely } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
+import { inCallersCompany } from "./companies.ts";
 import type { Executor } from "./database.ts";
+import type { Caller } from "./permissions.ts";
 
 // Who can hold a checked-out item (spec §24): users, locations and assets, each undeleted. Assets
 // are referenced by plain id columns and checked here rather than by a foreign key.
@@ -8,16 +11,24 @@ export type HolderType = "user" | "location" | "asset";
 
 const TABLES = { user: "users", location: "locations", asset: "assets" } as const;
 
-/** Whether an undeleted holder of this type has this id. */
-export async function holderExists(db: Executor, type: HolderType, id: number): Promise<boolean> {
+/**
+ * Whether an undeleted holder of this type has this id that the caller may see: under full
+ * multiple companies support, nothing is checked out to another company's user or asset.
+ */
+export async function holderExists(
+  db: Executor,
+  caller: Caller,
+  type: HolderType,
+  id: number,
+): Promise<boolean> {
   if (!Number.isSafeInteger(id)) return false;
-  const found = await db
-    .selectFrom(TABLES[type])
-    .select("id")
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-  return found !== undefined;
+  const table = TABLES[type];
+  const select = (db as AnyKysely)
+    .selectFrom(table)
+    .select(`${table}.id`)
+    .where(`${table}.id`, "=", id)
+    .where(`${table}.deleted_at`, "is", null);
+  return (await inCallersCompany(select, caller, table).executeTakeFirst()) !== undefined;
 }
 
 /** Users by id, for the compact objects of check-out rows. */

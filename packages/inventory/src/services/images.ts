@@ -70,6 +70,8 @@ async function headOf(path: string): Promise<Buffer> {
 export type ImageChange = { remove: true } | { remove: false; path: string; extension: string };
 
 const DATA_URI = /^data:[^,;]*(?:;[^,;]*)*;base64,/i;
+// A data URI's header (`data:image/png;base64,`) is short; the pattern only ever sees this much.
+const DATA_URI_HEADER_LIMIT = 256;
 
 function truthy(value: unknown): boolean {
   return value === true || value === 1 || value === "1" || value === "true" || value === "on";
@@ -92,7 +94,7 @@ export async function imageChange(
   }
   let path: string;
   if (uploads.includes(given as SavedUpload)) path = (given as SavedUpload).path;
-  else if (typeof given === "string" && DATA_URI.test(given)) {
+  else if (typeof given === "string" && DATA_URI.test(given.slice(0, DATA_URI_HEADER_LIMIT))) {
     path = join(storage.incoming, generatedName());
     stage(path);
     await writeFile(path, Buffer.from(given.slice(given.indexOf(",") + 1), "base64"), { flag: "wx" });

@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -375,9 +376,14 @@ function rowErrors(error: unknown): Record<string, string> | undefined {
   return undefined;
 }
 
+/** How many pre-import backups are kept: each is a whole copy of the database. */
+export const KEPT_BACKUPS = 5;
+const BACKUP_NAME = /^pre-import-backup-[0-9TZ-]+-[0-9a-f]{8}\.sqlite$/;
+
 /**
- * Copies an SQLite database to `<data dir>/inventory/backups/` before an import (`run-backup`);
- * PostgreSQL is backed up by its own tools, which this process cannot run for it.
+ * Copies an SQLite database to `<data dir>/inventory/backups/` before an import (`run-backup`),
+ * then removes all but the newest KEPT_BACKUPS, so that imports cannot fill the disk; PostgreSQL
+ * is backed up by its own tools, which this process cannot run for it.
  */
 async function backUp(database: InventoryDatabase, storage: Storage, logger: Logger): Promise<void> {
   if (database.dialect !== "sqlite") {
@@ -385,8 +391,12 @@ async function backUp(database: InventoryDatabase, storage: Storage, logger: Log
     return;
   }
   await mkdir(storage.backups, { recursive: true });
+  // The time first, so that names sort by age; a random part, so that two at once differ.
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  await sql`vacuum into ${join(storage.backups, `pre-import-backup-${stamp}.sqlite`)}`.execute(database.db);
+  const name = `pre-import-backup-${stamp}-${randomUUID().slice(0, 8)}.sqlite`;
+  await sql`vacuum into ${join(storage.backups, name)}`.execute(database.db);
+  const backups = (await readdir(storage.backups)).filter((file) => BACKUP_NAME.test(file)).sort();
+  await discard(backups.slice(0, -KEPT_BACKUPS).map((file) => join(storage.backups, file)));
 }
 
 /** Processes an import: every row through its importer, each in its own transaction. */

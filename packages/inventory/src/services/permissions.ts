@@ -59,6 +59,14 @@ export function can(caller: Pick<Caller, "own" | "groups">, permission: string):
   return isSuperuser(caller) || granted(caller, "admin") || granted(caller, permission);
 }
 
+// Gates `admin` does not pass: holding one means holding it by name (or being a superuser).
+const NOT_IMPLIED_BY_ADMIN = new Set(["superuser", "admin", "import"]);
+
+/** Whether the caller holds `permission` themselves, and so may grant or take it away. */
+export function holds(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
+  return NOT_IMPLIED_BY_ADMIN.has(permission) ? hasAccess(caller, permission) : can(caller, permission);
+}
+
 export function requirePermission(caller: Caller, permission: string): void {
   if (!can(caller, permission)) throw new Forbidden(UNAUTHORIZED_ACTION);
 }

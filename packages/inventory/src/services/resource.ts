@@ -16,7 +16,7 @@ import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./com
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { listParams } from "./listing.ts";
-import type { Caller } from "./permissions.ts";
+import { type Caller, can } from "./permissions.ts";
 import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
 // One description per simple resource (companies, locations, categories…) drives its routes,
@@ -77,6 +77,12 @@ export interface ResourceDefinition {
   customMessages?: CustomMessages;
   /** Validated fields stored as they are. */
   columns: readonly string[];
+  /**
+   * The fields whose changes an update's activity entry records (default: `columns`); an
+   * allow-list, so that nothing derived (a password's hash) and no secret column (a product key)
+   * reaches the log, which `reports.view` reads.
+   */
+  logged?: readonly string[];
   /** Whether rows are soft-deleted (deleted_at) rather than removed. */
   softDeletes: boolean;
   /** The field named in the answer when the table's unique index refuses a write, and its message. */
@@ -89,7 +95,12 @@ export interface ResourceDefinition {
     /** Which rows a list shows, from its query (e.g. `deleted=true`). */
     trashed?: (query: Record<string, unknown>) => Trashed;
     /** Filters beyond exact column matches (e.g. users' `group_id`). */
-    refine?: (select: AnySelect, query: Record<string, unknown>) => AnySelect;
+    refine?: (select: AnySelect, query: Record<string, unknown>, caller: Caller) => AnySelect;
+    /**
+     * Columns that only holders of `permission` may search, filter or sort by (a license's
+     * product key): for anyone else a list neither finds nor orders rows by them.
+     */
+    secret?: { columns: readonly string[]; permission: string };
   };
   relations: Readonly<Record<string, Relation>>;
   counts: readonly string[];
@@ -186,10 +197,13 @@ export async function listResource(
   query: Record<string, unknown>,
 ) {
   const { list, table } = definition;
-  const params = listParams(query, { allowed: list.sorts, default: list.defaultSort });
+  const hidden = list.secret && !can(caller, list.secret.permission) ? list.secret.columns : [];
+  const visible = (column: string) => !hidden.includes(column);
+  const params = listParams(query, { allowed: list.sorts.filter(visible), default: list.defaultSort });
   const filters: Record<string, unknown> = {};
   let matchesNothing = false;
   for (const [column, kind] of Object.entries(list.filters)) {
+    if (!visible(column)) continue;
     const value = query[column];
     if (typeof value !== "string" || value === "") continue;
     filters[column] = filterValue(kind, value);
@@ -202,10 +216,10 @@ export async function listResource(
       table,
       softDeletes: definition.softDeletes,
       trashed: list.trashed?.(query) ?? "without",
-      searchColumns: list.search,
+      searchColumns: list.search.filter(visible),
       filters,
       matchesNothing,
-      refine: (select) => inCallersCompany(list.refine?.(select, query) ?? select, caller, table),
+      refine: (select) => inCallersCompany(list.refine?.(select, query, caller) ?? select, caller, table),
       sortExpression: (sort) => {
         const relation = definition.relations[sort];
         if (relation) return relationName(relation, table);
@@ -368,7 +382,11 @@ export async function updateWithin(
   const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
   const extra = (await definition.prepare?.(context, sent, before)) ?? {};
   const changes = { ...stored(definition, caller, sent, false), ...extra, ...server };
-  const meta = changedFields(before, changes);
+  const logged = definition.logged ?? definition.columns;
+  const meta = changedFields(
+    before,
+    Object.fromEntries(Object.entries(changes).filter(([field]) => logged.includes(field))),
+  );
   const row = await updateRecord(trx, definition.table, id, {
     ...changes,
     updated_at: storedNow(database.dialect),

@@ -178,11 +178,15 @@ export async function showSeat(
 }
 
 /** The seat's new holder; "Target not found" when a given id names nobody. */
-async function checkTargets(db: Executor, values: Record<string, unknown>) {
-  if (typeof values.assigned_to === "number" && !(await holderExists(db, "user", values.assigned_to)))
-    throw new NotFound("Target not found");
-  if (typeof values.asset_id === "number" && !(await holderExists(db, "asset", values.asset_id)))
-    throw new NotFound("Target not found");
+async function checkTargets(db: Executor, caller: Caller, values: Record<string, unknown>) {
+  for (const [field, type] of [
+    ["assigned_to", "user"],
+    ["asset_id", "asset"],
+  ] as const) {
+    const id = values[field];
+    if (typeof id === "number" && !(await holderExists(db, caller, type, id)))
+      throw new NotFound("Target not found");
+  }
 }
 
 async function logSeatChange(
@@ -225,7 +229,7 @@ export async function updateSeat(
     if (!license || !visibleTo(actor.caller, "licenses", license)) throw new NotFound(NO_LICENSE);
     const seat = await seatOf(trx, licenseId, seatId);
     const values = await validate(trx, input, SEAT_RULES);
-    await checkTargets(trx, values);
+    await checkTargets(trx, actor.caller, values);
     const after = {
       assigned_to: "assigned_to" in values ? (values.assigned_to as number | null) : seat.assigned_to,
       asset_id: "asset_id" in values ? (values.asset_id as number | null) : seat.asset_id,
@@ -263,7 +267,7 @@ export async function checkoutLicense(
       throw new Invalid("The given data was invalid.", {
         assigned_to: ["The assigned to field is required when asset id is not present."],
       });
-    await checkTargets(trx, values);
+    await checkTargets(trx, actor.caller, values);
     const seat = (await trx
       .selectFrom("license_seats")
       .selectAll()

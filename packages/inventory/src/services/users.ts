@@ -6,9 +6,10 @@ import {
   type LoginLimits,
   type PasswordAccounts,
 } from "@anvil/core";
+import { groupPermissionsOf } from "../repositories/tokens.ts";
 import { logAction } from "./activity.ts";
-import { type InventoryDatabase, storedNow } from "./database.ts";
-import type { UserRow } from "./permissions.ts";
+import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
+import { isSuperuser, parsePermissions, type UserRow } from "./permissions.ts";
 
 /**
  * A user made outside the API (the admin command, tests): there is no acting user yet. Superusers
@@ -92,5 +93,17 @@ export function checkSignIn(
     login: attempt.username,
     password: attempt.password,
     address: attempt.address,
+  });
+}
+
+/** Whether the account is a superuser, by its own permissions or a group's. */
+export async function isSuperuserAccount(
+  db: Executor,
+  user: { id: number; permissions?: unknown },
+): Promise<boolean> {
+  const groups = await groupPermissionsOf(db, user.id);
+  return isSuperuser({
+    own: parsePermissions(user.permissions as string | null),
+    groups: groups.map((group) => parsePermissions(group.permissions)),
   });
 }

@@ -1,5 +1,6 @@
 import { type AnyKysely, Invalid } from "@anvil/core";
 import { type TSchema, Type } from "typebox";
+import validator from "validator";
 
 // Laravel-style validation, because Snipe-IT's clients read its messages: a field's rules are one
 // string as a Laravel model declares them ("required|string|min:1|max:255"), checked all at once,
@@ -18,18 +19,25 @@ interface ParsedRule {
 
 const BOOLEAN_TRUE = new Set<unknown>([true, 1, "1", "true"]);
 const BOOLEAN_FALSE = new Set<unknown>([false, 0, "0", "false"]);
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// What an integer column holds on both databases (PostgreSQL's `integer`): a value beyond it is
+// refused as the field's size rule would, before any rule (`exists`) sends it to the database.
+const INTEGER_BOUNDS = { min: -2147483648, max: 2147483647 } as const;
 // Tables whose rows are removed rather than soft-deleted: `exists` needs no deleted_at test there.
 const HARD_DELETED = new Set(["permission_groups", "custom_fieldsets"]);
 
+/**
+ * A field's rules, `max` first: a value over its length limit is refused before any pattern or
+ * lookup sees it, so no rule ever works on more than the limit allows.
+ */
 function parse(rules: string): ParsedRule[] {
-  return rules.split("|").map((rule) => {
+  const parsed = rules.split("|").map((rule) => {
     const colon = rule.indexOf(":");
     return colon < 0
       ? { name: rule, argument: "" }
       : { name: rule.slice(0, colon), argument: rule.slice(colon + 1) };
   });
+  return [...parsed.filter((rule) => rule.name === "max"), ...parsed.filter((rule) => rule.name !== "max")];
 }
 
 /** Whether a field's rules (`"required|string"`) name this rule. */
@@ -54,6 +62,11 @@ export function isValidDate(text: string): boolean {
   if (!DATE.test(text)) return !Number.isNaN(Date.parse(text));
   const date = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+/** An e-mail address as the `email` rule accepts it (validator's check: linear, bounded to 254). */
+export function isEmailAddress(text: string): boolean {
+  return validator.isEmail(text);
 }
 
 export function isUrl(text: string): boolean {
@@ -145,6 +158,12 @@ export async function validate(
       fail(kind, `The ${attribute} field ${TYPE_MESSAGES[kind]}.`);
       continue;
     }
+    const outside = kind === "integer" ? outOfBounds(value as number) : undefined;
+    if (outside) {
+      const limit = parsed.find((rule) => rule.name === outside)?.argument ?? String(INTEGER_BOUNDS[outside]);
+      fail(outside, sizeMessage(kind, outside, attribute, limit));
+      continue;
+    }
     for (const rule of parsed) {
       const failed = await brokenRule(db, rule, kind, value, input[`${field}_confirmation`]);
       if (failed) {
@@ -172,6 +191,10 @@ function emptyRefused(
   return refusals;
 }
 
+function outOfBounds(value: number): "min" | "max" | undefined {
+  return value > INTEGER_BOUNDS.max ? "max" : value < INTEGER_BOUNDS.min ? "min" : undefined;
+}
+
 type Message = (attribute: string) => string;
 
 async function brokenRule(
@@ -192,7 +215,9 @@ async function brokenRule(
       return broken ? (a) => sizeMessage(kind, rule.name as "min" | "max", a, rule.argument) : undefined;
     }
     case "email":
-      return EMAIL.test(String(value)) ? undefined : (a) => `The ${a} field must be a valid email address.`;
+      return isEmailAddress(String(value))
+        ? undefined
+        : (a) => `The ${a} field must be a valid email address.`;
     case "url":
       return isUrl(String(value)) ? undefined : (a) => `The ${a} field must be a valid URL.`;
     case "date":

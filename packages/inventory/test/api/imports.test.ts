@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { KEPT_BACKUPS } from "../../src/services/imports.ts";
 import type { Envelope, List } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
 import { postMultipart } from "../support/uploads.ts";
@@ -372,6 +373,23 @@ forEachInventory(
       if (inventory.database.url.startsWith("sqlite:"))
         assert.match(backups[0] ?? "", /^pre-import-backup-.*\.sqlite$/);
       else assert.deepEqual(backups, []);
+    });
+
+    test("run-backup keeps the newest backups only, however many imports ask for one", async () => {
+      const backupsDir = join(inventory.server.dataDir, "inventory", "backups");
+      const seen: string[] = [];
+      for (let run = 0; run < KEPT_BACKUPS + 2; run += 1) {
+        const file = await uploaded(`Asset Tag,Model Name,Category\nIMP-6${run},ImpBook,Imported laptops\n`);
+        const done = await process(file.id, { "import-type": "asset", "run-backup": true });
+        assert.equal(done.body.status, "success", JSON.stringify(done.body));
+        const now = await readdir(backupsDir).catch(() => []);
+        seen.push(...now.filter((name) => !seen.includes(name)));
+      }
+      const kept = (await readdir(backupsDir).catch(() => [])).sort();
+      if (inventory.database.url.startsWith("sqlite:")) {
+        assert.equal(kept.length, KEPT_BACKUPS, kept.join(", "));
+        assert.deepEqual(kept, seen.sort().slice(-KEPT_BACKUPS), "the newest are kept");
+      } else assert.deepEqual(kept, []);
     });
   },
   LIMITS,

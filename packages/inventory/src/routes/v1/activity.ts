@@ -1,7 +1,7 @@
 import type { AnyKysely } from "@anvil/core";
 import { datetime, escaped, related } from "../../convert/format.ts";
 import { listRecords, namesOf, type Row } from "../../repositories/records.ts";
-import { actionLabel, ITEM_TABLES } from "../../services/activity.ts";
+import { actionLabel, entriesInCallersCompany, ITEM_TABLES } from "../../services/activity.ts";
 import { listParams } from "../../services/listing.ts";
 import { type ApiContext, authorized, sendList } from "./context.ts";
 import { ListQuery } from "./resource.ts";
@@ -136,7 +136,7 @@ export function registerActivityReport({ app, database }: ApiContext): void {
     "/reports/activity",
     { schema: { tags: ["reports"], querystring: ListQuery } },
     async (request, reply) => {
-      authorized(request, "reports.view");
+      const caller = authorized(request, "reports.view");
       const query = request.query as Record<string, unknown>;
       const params = listParams(query, { allowed: SORTS, default: "created_at" });
       const filters: Record<string, unknown> = {};
@@ -177,7 +177,7 @@ export function registerActivityReport({ app, database }: ApiContext): void {
                 ]),
               );
             }
-            return refined;
+            return entriesInCallersCompany(refined, caller);
           },
         },
         params,
