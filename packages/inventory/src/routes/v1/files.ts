@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { type AnyKysely, publicUrl } from "@anvil/core";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { datetime, escaped, related } from "../../convert/format.ts";
 import { namesOf, type Row } from "../../repositories/records.ts";
@@ -72,6 +72,8 @@ async function presentFiles(db: AnyKysely, caller: Caller, kind: Attachable, rec
   }));
 }
 
+const editor = (permission: string) => (request: FastifyRequest) => authorized(request, `${permission}.edit`);
+
 export function registerFiles({ app, database, storage }: ApiContext): void {
   const db = () => database.db as AnyKysely;
 
@@ -90,7 +92,9 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
         : { total: files.length, rows: files };
     });
 
-    app.post(`${base}/files`, { schema: { tags, params: IdParams } }, async (request, reply) => {
+    // Checked before the body is read, so no file is staged for a caller who may not attach one.
+    const upload = { schema: { tags, params: IdParams }, config: { authorize: editor(kind.permission) } };
+    app.post(`${base}/files`, upload, async (request, reply) => {
       const caller = authorized(request, `${kind.permission}.edit`);
       const record = await attachedTo(db(), caller, kind, idParam(request));
       if (!record) return failure(reply, 404, kind.notFound);

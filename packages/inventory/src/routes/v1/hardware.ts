@@ -254,7 +254,10 @@ export function registerHardware(context: ApiContext): void {
   );
 
   const writeSchema = { tags, body: bodySchema(assets.rules) };
-  app.post("/hardware", { schema: writeSchema }, async (request) => {
+  // Writes take an image upload: their permission is checked before the body is read.
+  const creates = { authorize: (request: FastifyRequest) => authorized(request, "assets.create") };
+  const edits = { authorize: (request: FastifyRequest) => authorized(request, "assets.edit") };
+  app.post("/hardware", { schema: writeSchema, config: creates }, async (request) => {
     const caller = authorized(request, "assets.create");
     const input = bodyOf(request);
     const row = await withImage(context, request, input, "assets", undefined, (server) =>
@@ -275,8 +278,8 @@ export function registerHardware(context: ApiContext): void {
       rawRow(await reread(database, row.id, caller)),
     );
   };
-  app.patch("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
-  app.put("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
+  app.patch("/hardware/:id", { schema: { ...writeSchema, params: IdParams }, config: edits }, update);
+  app.put("/hardware/:id", { schema: { ...writeSchema, params: IdParams }, config: edits }, update);
 
   app.delete("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
     const caller = authorized(request, "assets.delete");
