@@ -145,6 +145,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   // sees a NUL character: a path naming one names nothing, a query holding one is invalid.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    // Node refuses a raw NUL in a request line, so one can only come percent-encoded.
+    if (!request.url.includes("%00")) return done();
     const params = request.params as Record<string, string> | undefined;
     if (params && Object.values(params).some(hasNul)) {
       const path = request.url.split("?")[0];
@@ -159,15 +161,19 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     done();
   });
 
-  app.addHook("preParsing", async (request, _reply, payload) => {
+  // A callback hook too: most routes have no `authorize`, and they should not pay for a promise.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
     if (BODY_IGNORED.has(request.method) && !request.routeOptions.schema?.body) {
       // Not read at all, whatever its type: Node discards it once the answer is sent.
       delete request.headers["content-type"];
       delete request.headers["content-length"];
       delete request.headers["transfer-encoding"];
     }
-    await request.routeOptions.config.authorize?.(request);
-    return payload;
+    const authorize = request.routeOptions.config.authorize;
+    if (!authorize) return done(null, payload);
+    Promise.resolve()
+      .then(() => authorize(request))
+      .then(() => done(null, payload), done);
   });
 
   app.setErrorHandler((error, request, reply) => {
