@@ -100,17 +100,30 @@ forEachForge("forge API: hostile requests and wire semantics", (forge) => {
     assert.equal(missing.status, 404, "nothing was created");
   });
 
-  test("an anonymous write is refused before its body is read", async () => {
+  test("an anonymous write, or a token asking for a token, is refused before its body is read", async () => {
+    // 5 MB announced (within the body limit), a few bytes sent: were the body read first, no
+    // answer would come until all of it had arrived.
     const answer = await rawExchange(
       forge.url,
       [
-        "POST /api/v1/user/repos HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n",
+        "POST /api/v1/user/repos HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n",
         '{"name":"',
       ],
       2_000,
     );
     assert.match(answer.text, /^HTTP\/1\.1 401 /);
     assert.equal(rawBody<GiteaError>(answer).message, "token is required");
+
+    const tokenRequest = await rawExchange(
+      forge.url,
+      [
+        `POST /api/v1/users/root/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: token ${forge.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`,
+        '{"name":"',
+      ],
+      2_000,
+    );
+    assert.match(tokenRequest.text, /^HTTP\/1\.1 401 /);
+    assert.equal(rawBody<GiteaError>(tokenRequest).message, "auth required");
   });
 
   test("CONNECT and unknown methods get an answer in Gitea's shape; the connection closes after it", async () => {
