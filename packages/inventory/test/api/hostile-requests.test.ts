@@ -40,6 +40,20 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
     assert.equal(refused.status, 403);
     assert.deepEqual(await staged(), []);
     assert.deepEqual(await images(), []);
+
+    // The same for a JSON check-out by a caller who may only look: refused with 5 MB still to come.
+    const viewer = await userWithToken(inventory, "hostile-viewer", { "assets.view": "1" });
+    for (const path of ["/hardware/1/checkout", "/accessories/1/checkout", "/licenses/1/checkout"]) {
+      const checkout = await rawExchange(
+        inventory.url,
+        [
+          `POST /api/v1${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${viewer.token}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`,
+          '{"checkout_to_type":"',
+        ],
+        2_000,
+      );
+      assert.match(checkout.text, /^HTTP\/1\.1 403 /, path);
+    }
   });
 
   test("multipart text fields are limited together: over 1 MB in small fields is a 413 in the envelope", async () => {

@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { type AnyKysely, publicUrl } from "@anvil/core";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { datetime, escaped, related } from "../../convert/format.ts";
 import { namesOf, type Row } from "../../repositories/records.ts";
@@ -16,7 +16,7 @@ import {
 } from "../../services/files.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { extensionOf } from "../../services/storage.ts";
-import { type ApiContext, authorized, idParam, originOf, success } from "./context.ts";
+import { type ApiContext, authorized, idParam, originOf, permitted, success } from "./context.ts";
 import { stagedFiles } from "./multipart.ts";
 import { IdParams, rawRow } from "./resource.ts";
 
@@ -72,8 +72,6 @@ async function presentFiles(db: AnyKysely, caller: Caller, kind: Attachable, rec
   }));
 }
 
-const editor = (permission: string) => (request: FastifyRequest) => authorized(request, `${permission}.edit`);
-
 export function registerFiles({ app, database, storage }: ApiContext): void {
   const db = () => database.db as AnyKysely;
 
@@ -93,7 +91,7 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
     });
 
     // Checked before the body is read, so no file is staged for a caller who may not attach one.
-    const upload = { schema: { tags, params: IdParams }, config: { authorize: editor(kind.permission) } };
+    const upload = { schema: { tags, params: IdParams }, config: permitted(`${kind.permission}.edit`) };
     app.post(`${base}/files`, upload, async (request, reply) => {
       const caller = authorized(request, `${kind.permission}.edit`);
       const record = await attachedTo(db(), caller, kind, idParam(request));
