@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
+import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Type } from "typebox";
 import {
@@ -233,6 +234,24 @@ describe("HTTP server factory: hostile requests", () => {
     ]);
     assert.match(authority.text, /^HTTP\/1\.1 (400|404) /);
     assert.equal(authority.ending, "closed");
+  });
+
+  test("a client resetting a CONNECT it sent cannot crash the process", async () => {
+    const { port } = new URL(base);
+    for (let i = 0; i < 50; i += 1) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(port), "127.0.0.1", () => {
+          socket.write("CONNECT /users/alice HTTP/1.1\r\nHost: x\r\n\r\n");
+          setImmediate(() => {
+            socket.resetAndDestroy();
+            resolve();
+          });
+        });
+        socket.on("error", () => {});
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await fetch(`${base}/users/alice`)).status, 200);
   });
 
   test("a method Node cannot parse is a 400 in the API's shape", async () => {

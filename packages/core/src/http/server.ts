@@ -207,6 +207,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
  * 405 in the API's shape), and the connection closes once that answer is out.
  */
 function answerConnect(app: HttpServer, request: IncomingMessage, socket: Duplex): void {
+  // Node took its own listeners off the socket when it handed it over: a client that resets the
+  // connection must not become an uncaught error.
+  socket.on("error", () => socket.destroy());
   const response = new ServerResponse(request);
   response.shouldKeepAlive = false;
   response.assignSocket(socket as import("node:net").Socket);
