@@ -44,7 +44,7 @@ export function hasNul(text: string): boolean {
   return text.includes("\u0000");
 }
 
-/** Throws NulCharacter naming the first of `values` (a query, path parameters) that holds a NUL. */
+/** Throws NulCharacter naming the first value of a parsed query string that holds a NUL. */
 export function refuseNul(values: unknown): void {
   checkBody(values, { nullMeansAbsent: false });
 }
