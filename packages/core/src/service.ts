@@ -55,6 +55,8 @@ export interface HttpServiceOptions<Tables> {
   uploads?: UploadLimits;
   /** See HttpServerOptions.strictBodyTypes. */
   strictBodyTypes?: boolean;
+  /** See HttpServerOptions.nullMeansAbsent. */
+  nullMeansAbsent?: boolean;
   /** Adds the service's routes; called once the database is migrated. */
   register(app: HttpServer, database: Database<Tables>): void | Promise<void>;
   /**
@@ -136,6 +138,7 @@ export function createHttpService<Tables>(options: HttpServiceOptions<Tables>): 
           trustProxy: config.trustProxy,
           openapi: options.openapi,
           strictBodyTypes: options.strictBodyTypes,
+          nullMeansAbsent: options.nullMeansAbsent,
         });
         await options.register(app, database);
         await app.listen({ host: config.host, port: config.port });

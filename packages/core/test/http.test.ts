@@ -56,7 +56,8 @@ describe("HTTP server factory: what the error mapper is told", () => {
       body: req.body ?? null,
     }));
     app.post("/form", async (req) => req.body);
-    app.post("/upload", async (req) => {
+    // Files are kept only where the route's permission is checked before the body: anyone may here.
+    app.post("/upload", { config: { authorize: () => undefined } }, async (req) => {
       const saved = await saveUploads(req, uploads.path);
       return { fields: saved.fields, files: saved.files.map(({ path: _path, ...rest }) => rest) };
     });

@@ -39,6 +39,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
     mapError: mapForgeError,
     // Gitea's JSON binding refuses a value of the wrong type.
     strictBodyTypes: true,
+    nullMeansAbsent: true,
     // Gitea serves its API description at /swagger.v1.json, and its error bodies point at
     // /api/swagger, where ours is served too.
     openapi: {

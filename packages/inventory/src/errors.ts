@@ -23,7 +23,7 @@ function envelope(messages: unknown) {
 }
 
 function strict(context: ErrorContext): boolean {
-  return context.request.headers["x-api-strict-status"] === "1";
+  return context.request?.headers["x-api-strict-status"] === "1";
 }
 
 // Laravel words validation messages as sentences about the field.

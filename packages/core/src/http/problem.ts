@@ -47,7 +47,8 @@ export interface ErrorBody {
 }
 
 export interface ErrorContext {
-  request: FastifyRequest;
+  /** Absent when Node could not read the request at all (see client-errors.ts). */
+  request?: FastifyRequest;
   /** The service's public root URL (the `root-url` setting), for absolute URLs in error bodies. */
   rootUrl: URL;
 }
@@ -55,7 +56,11 @@ export interface ErrorContext {
 /** Turns what went wrong into the API's own error response; one per service. */
 export type ErrorMapper = (problem: HttpProblem, context: ErrorContext) => ErrorBody;
 
-const MALFORMED_JSON = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]);
+const MALFORMED_JSON = new Set([
+  "FST_ERR_CTP_INVALID_JSON_BODY",
+  "FST_ERR_CTP_EMPTY_JSON_BODY",
+  "ANVIL_JSON_TOO_DEEP",
+]);
 const MALFORMED_BODY = new Set([
   "FST_ERR_CTP_INVALID_CONTENT_LENGTH",
   "FST_MP_PREMATURE_CLOSE",

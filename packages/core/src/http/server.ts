@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { type IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Ajv } from "ajv";
@@ -6,6 +8,8 @@ import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { defaultUploadLimits, registerBodyParsers, type UploadLimits } from "./bodies.ts";
+import { hasNul, refuseNul } from "./body-check.ts";
+import { answerClientError, closeAfterAnswer } from "./client-errors.ts";
 import { classifyError, type ErrorMapper, type HttpProblem } from "./problem.ts";
 import { requestLogFields } from "./request-log.ts";
 
@@ -39,6 +43,11 @@ export interface HttpServerOptions {
    * Query strings and path parameters are always converted: they are text.
    */
   strictBodyTypes?: boolean;
+  /**
+   * Whether `null` for a member of a JSON body means "not given" (Go's decoder, so Gitea's API):
+   * the member is removed before validation, and a `null` body reads as `{}`.
+   */
+  nullMeansAbsent?: boolean;
 }
 
 export type HttpServer = FastifyInstance<
@@ -56,10 +65,20 @@ declare module "fastify" {
     /** The service's root URL (the `root-url` setting), for the absolute URLs an answer carries. */
     readonly rootUrl: URL;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's authentication and permission check, when it is known from the request alone
+     * (not from the object it names). It runs before the body is read: a caller who may not call
+     * the route costs no body parsing, and no file of theirs is staged (see saveUploads).
+     */
+    authorize?: (request: FastifyRequest) => unknown;
+  }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+// Methods whose body both APIs ignore, as their originals do, unless the route declares one.
+const BODY_IGNORED = new Set(["GET", "HEAD", "DELETE"]);
 
 function rootUrlOf(option: HttpServerOptions["rootUrl"]): () => URL {
   return typeof option === "function" ? option : () => option;
@@ -97,6 +116,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: "idle",
+    // A request Node could not read (an unknown method, headers over the limit, too slow): answered
+    // in the API's shape too, though no route and no request object exist.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Duplex) =>
+      answerClientError(error, socket, (problem) => options.mapError(problem, { rootUrl: rootUrl() })),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
 
   const bodyValidator = createValidator(options.strictBodyTypes ? false : "array");
@@ -111,17 +134,47 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
   });
   app.decorateRequest("rootUrl", { getter: rootUrl });
-  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    done();
-  });
-
   const answer = (reply: FastifyReply, request: FastifyRequest, problem: HttpProblem) => {
     const mapped = options.mapError(problem, { request, rootUrl: rootUrl() });
     if (mapped.headers) reply.headers(mapped.headers);
     return reply.status(mapped.status).send(mapped.body);
   };
+
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for. It is
+  // the first hook, so no service hook (authentication reads `?token=`, `?sudo=`) nor any query
+  // sees a NUL character: a path naming one names nothing, a query holding one is invalid.
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header("x-request-id", request.id);
+    // Node refuses a raw NUL in a request line, so one can only come percent-encoded.
+    if (!request.url.includes("%00")) return done();
+    const params = request.params as Record<string, string> | undefined;
+    if (params && Object.values(params).some(hasNul)) {
+      const path = request.url.split("?")[0];
+      answer(reply, request, { kind: "route-not-found", method: request.method, path, allowedMethods: [] });
+      return;
+    }
+    try {
+      refuseNul(request.query);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
+
+  // A callback hook too: most routes have no `authorize`, and they should not pay for a promise.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
+    if (BODY_IGNORED.has(request.method) && !request.routeOptions.schema?.body) {
+      // Not read at all, whatever its type: Node discards it once the answer is sent.
+      delete request.headers["content-type"];
+      delete request.headers["content-length"];
+      delete request.headers["transfer-encoding"];
+    }
+    const authorize = request.routeOptions.config.authorize;
+    if (!authorize) return done(null, payload);
+    Promise.resolve()
+      .then(() => authorize(request))
+      .then(() => done(null, payload), done);
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const problem = classifyError(error, request);
@@ -137,12 +190,34 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     return answer(reply, request, { kind: "route-not-found", method: request.method, path, allowedMethods });
   });
 
+  app.server.on("connect", (request: IncomingMessage, socket: Duplex) => answerConnect(app, request, socket));
+
   await registerBodyParsers(app as unknown as FastifyInstance, {
     bodyLimit,
     uploads: options.uploads ?? defaultUploadLimits,
+    nullMeansAbsent: options.nullMeansAbsent ?? false,
   });
   if (options.openapi) await registerOpenApi(app, options.openapi);
   return app;
+}
+
+/**
+ * Node hands a CONNECT request to `connect` listeners and, without one, drops the connection
+ * unanswered. Neither API tunnels, so CONNECT is routed like any method no route knows (404 or
+ * 405 in the API's shape), and the connection closes once that answer is out.
+ */
+function answerConnect(app: HttpServer, request: IncomingMessage, socket: Duplex): void {
+  // Node took its own listeners off the socket when it handed it over: a client that resets the
+  // connection must not become an uncaught error.
+  socket.on("error", () => socket.destroy());
+  const response = new ServerResponse(request);
+  response.shouldKeepAlive = false;
+  response.assignSocket(socket as import("node:net").Socket);
+  response.on("finish", () => {
+    response.detachSocket(socket as import("node:net").Socket);
+    closeAfterAnswer(socket);
+  });
+  app.server.emit("request", request, response);
 }
 
 // fastify's own validator settings, but every invalid field is reported at once (Snipe-IT lists

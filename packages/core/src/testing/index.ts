@@ -13,4 +13,5 @@ export {
   startServiceProcesses,
   waitFor,
 } from "./processes.ts";
+export { type RawAnswer, rawBody, rawExchange } from "./raw-http.ts";
 export { type TempDir, tempDir } from "./temp.ts";

@@ -6,7 +6,7 @@ import type { Storage } from "../../services/repositories.ts";
 import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
-import type { ApiContext } from "./context.ts";
+import { type ApiContext, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
@@ -80,6 +80,13 @@ export async function registerApiV1(
           queryToken,
           address: request.ip,
         }).then(() => done(), done);
+      });
+      // Every write of Gitea's API needs a signed-in caller: an anonymous one is refused before
+      // the body is read (core runs `authorize` first). A route may declare its own check.
+      api.addHook("onRoute", (route) => {
+        const writes = [route.method].flat().some((method) => !READS.has(method));
+        if (writes && route.config?.authorize === undefined)
+          route.config = { ...route.config, authorize: signedIn };
       });
       api.addHook("preHandler", (request, _reply, done) => {
         const category = request.routeOptions.config.scope;

@@ -9,7 +9,8 @@ const TokenParams = Type.Object({ username: Type.String(), token: Type.String() 
 
 export function registerTokens(context: ApiContext): void {
   const { app, database } = context;
-  const user = { config: { scope: "user" as const } };
+  // Checked before the body too: a token request without the password reads nothing.
+  const user = { config: { scope: "user" as const, authorize: passwordAuthenticated } };
 
   app.get(
     "/users/:username/tokens",

@@ -16,7 +16,7 @@ import {
 } from "../../services/files.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { extensionOf } from "../../services/storage.ts";
-import { type ApiContext, authorized, idParam, originOf, success } from "./context.ts";
+import { type ApiContext, authorized, idParam, originOf, permitted, success } from "./context.ts";
 import { stagedFiles } from "./multipart.ts";
 import { IdParams, rawRow } from "./resource.ts";
 
@@ -92,7 +92,9 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
         : { total: files.length, rows: files };
     });
 
-    app.post(`${base}/files`, { schema: { tags, params: IdParams } }, async (request, reply) => {
+    // Checked before the body is read, so no file is staged for a caller who may not attach one.
+    const upload = { schema: { tags, params: IdParams }, config: permitted(`${kind.permission}.edit`) };
+    app.post(`${base}/files`, upload, async (request, reply) => {
       const caller = authorized(request, `${kind.permission}.edit`);
       const record = await attachedTo(db(), caller, kind, idParam(request));
       if (!record) return failure(reply, 404, kind.notFound);

@@ -27,7 +27,7 @@ import type { Caller } from "../../services/permissions.ts";
 import { createResource, updateResource } from "../../services/resource.ts";
 import { bodySchema, validate } from "../../services/validation.ts";
 import { presentActivity } from "./activity.ts";
-import { type ApiContext, authorized, idParam, originOf, sendList, success } from "./context.ts";
+import { type ApiContext, authorized, idParam, originOf, permitted, sendList, success } from "./context.ts";
 import { withImage } from "./images.ts";
 import { IdParams, ListQuery, rawRow } from "./resource.ts";
 
@@ -254,7 +254,7 @@ export function registerHardware(context: ApiContext): void {
   );
 
   const writeSchema = { tags, body: bodySchema(assets.rules) };
-  app.post("/hardware", { schema: writeSchema }, async (request) => {
+  app.post("/hardware", { schema: writeSchema, config: permitted("assets.create") }, async (request) => {
     const caller = authorized(request, "assets.create");
     const input = bodyOf(request);
     const row = await withImage(context, request, input, "assets", undefined, (server) =>
@@ -275,8 +275,9 @@ export function registerHardware(context: ApiContext): void {
       rawRow(await reread(database, row.id, caller)),
     );
   };
-  app.patch("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
-  app.put("/hardware/:id", { schema: { ...writeSchema, params: IdParams } }, update);
+  const edits = { schema: { ...writeSchema, params: IdParams }, config: permitted("assets.edit") };
+  app.patch("/hardware/:id", edits, update);
+  app.put("/hardware/:id", edits, update);
 
   app.delete("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
     const caller = authorized(request, "assets.delete");
@@ -309,15 +310,18 @@ export function registerHardware(context: ApiContext): void {
     return row;
   };
 
-  app.post("/hardware/:id/checkout", { schema: { tags, params: IdParams } }, async (request) => {
+  const checkouts = { schema: { tags, params: IdParams }, config: permitted("assets.checkout") };
+  const checkins = { schema: { tags, params: IdParams }, config: permitted("assets.checkin") };
+  app.post("/hardware/:id/checkout", checkouts, async (request) => {
     const caller = authorized(request, "assets.checkout");
     return checkout(request, await live(request, caller));
   });
-  app.post("/hardware/:id/checkin", { schema: { tags, params: IdParams } }, async (request) => {
+  app.post("/hardware/:id/checkin", checkins, async (request) => {
     const caller = authorized(request, "assets.checkin");
     return checkin(request, await live(request, caller));
   });
-  app.post("/hardware/checkinbytag", { schema: { tags } }, async (request) => {
+  const checkinsByTag = { schema: { tags }, config: permitted("assets.checkin") };
+  app.post("/hardware/checkinbytag", checkinsByTag, async (request) => {
     const caller = authorized(request, "assets.checkin");
     const tag = String(bodyOf(request).asset_tag ?? "");
     return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`, caller));
@@ -349,11 +353,13 @@ export function registerHardware(context: ApiContext): void {
     });
     return success("Asset audit successfully logged.", payload);
   };
-  app.post("/hardware/:id/audit", { schema: { tags, params: IdParams } }, async (request) => {
+  const audits = { schema: { tags, params: IdParams }, config: permitted("assets.audit") };
+  app.post("/hardware/:id/audit", audits, async (request) => {
     const caller = authorized(request, "assets.audit");
     return audit(request, await live(request, caller));
   });
-  app.post("/hardware/audit", { schema: { tags } }, async (request) => {
+  const auditsByTag = { schema: { tags }, config: permitted("assets.audit") };
+  app.post("/hardware/audit", auditsByTag, async (request) => {
     const caller = authorized(request, "assets.audit");
     return audit(
       request,

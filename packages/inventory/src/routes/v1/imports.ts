@@ -72,7 +72,11 @@ export function registerImports({ app, database, storage }: ApiContext): void {
 
   app.post(
     "/imports",
-    { schema: { tags, consumes: ["multipart/form-data"], body: UploadBody } },
+    // The permission is checked before the body is read, so no file is staged without it.
+    {
+      schema: { tags, consumes: ["multipart/form-data"], body: UploadBody },
+      config: { authorize: importer },
+    },
     async (request, reply) => {
       const caller = importer(request);
       try {

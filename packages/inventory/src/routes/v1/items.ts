@@ -12,7 +12,7 @@ import {
   consumableUsers,
 } from "../../services/checkouts.ts";
 import { checkoutLicense, listSeats, showSeat, updateSeat } from "../../services/seats.ts";
-import { type ApiContext, authorized, idParam, originOf, sendList, success } from "./context.ts";
+import { type ApiContext, authorized, idParam, originOf, permitted, sendList, success } from "./context.ts";
 import { IdParams, ListQuery, rawRow } from "./resource.ts";
 
 // Check-out and check-in of accessories, consumables, components and license seats (spec §15–§18,
@@ -41,7 +41,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
 
   app.post(
     "/accessories/:id/checkout",
-    { schema: { tags: ["accessories"], params: IdParams } },
+    { schema: { tags: ["accessories"], params: IdParams }, config: permitted("accessories.checkout") },
     async (request) => {
       await checkoutAccessory(actor(request, "accessories.checkout"), idParam(request), body(request));
       return success("Accessory checked out successfully.");
@@ -49,7 +49,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
   );
   app.post(
     "/accessories/:id/checkin",
-    { schema: { tags: ["accessories"], params: IdParams } },
+    { schema: { tags: ["accessories"], params: IdParams }, config: permitted("accessories.checkin") },
     async (request) => {
       await checkinAccessory(actor(request, "accessories.checkin"), idParam(request), body(request));
       return success("Accessory checked in successfully.");
@@ -64,7 +64,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
 
   app.post(
     "/consumables/:id/checkout",
-    { schema: { tags: ["consumables"], params: IdParams } },
+    { schema: { tags: ["consumables"], params: IdParams }, config: permitted("consumables.checkout") },
     async (request) => {
       await checkoutConsumable(actor(request, "consumables.checkout"), idParam(request), body(request));
       return success("Consumable checked out successfully.");
@@ -80,7 +80,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
 
   app.post(
     "/components/:id/checkout",
-    { schema: { tags: ["components"], params: IdParams } },
+    { schema: { tags: ["components"], params: IdParams }, config: permitted("components.checkout") },
     async (request, reply: FastifyReply) => {
       try {
         await checkoutComponent(actor(request, "components.checkout"), idParam(request), body(request));
@@ -96,7 +96,7 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
   );
   app.post(
     "/components/:id/checkin",
-    { schema: { tags: ["components"], params: IdParams } },
+    { schema: { tags: ["components"], params: IdParams }, config: permitted("components.checkin") },
     async (request) => {
       await checkinComponent(actor(request, "components.checkin"), idParam(request), body(request));
       return success("Component checked in successfully.");
@@ -138,11 +138,15 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
     );
     return success("License updated successfully.", rawRow(seat));
   };
-  app.patch("/licenses/:id/seats/:seat", { schema: { tags: ["licenses"], params: SeatParams } }, patchSeat);
-  app.put("/licenses/:id/seats/:seat", { schema: { tags: ["licenses"], params: SeatParams } }, patchSeat);
+  const seatWrite = {
+    schema: { tags: ["licenses"], params: SeatParams },
+    config: permitted("licenses.checkout"),
+  };
+  app.patch("/licenses/:id/seats/:seat", seatWrite, patchSeat);
+  app.put("/licenses/:id/seats/:seat", seatWrite, patchSeat);
   app.post(
     "/licenses/:id/checkout",
-    { schema: { tags: ["licenses"], params: IdParams } },
+    { schema: { tags: ["licenses"], params: IdParams }, config: permitted("licenses.checkout") },
     async (request) => {
       const seat = await checkoutLicense(
         actor(request, "licenses.checkout"),

@@ -72,7 +72,10 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
     return present(caller, await findResource(database, definition, idParam(request), undefined, caller));
   });
 
-  app.post(`/${path}`, { schema: { tags, body: writeSchema.body } }, async (request) => {
+  // Writes take an image upload: their permission is checked before the body is read.
+  const creates = { authorize: (request: FastifyRequest) => allowed(request, "create") };
+  const edits = { authorize: (request: FastifyRequest) => allowed(request, "edit") };
+  app.post(`/${path}`, { schema: { tags, body: writeSchema.body }, config: creates }, async (request) => {
     const caller = allowed(request, "create");
     const input = body(request);
     const row = await withImage(context, request, input, definition.table, undefined, (server) =>
@@ -89,8 +92,8 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
     );
     return success(definition.messages.update, await payload(caller, row));
   };
-  app.patch(`/${path}/:id`, { schema: writeSchema }, update);
-  app.put(`/${path}/:id`, { schema: writeSchema }, update);
+  app.patch(`/${path}/:id`, { schema: writeSchema, config: edits }, update);
+  app.put(`/${path}/:id`, { schema: writeSchema, config: edits }, update);
 
   app.delete(`/${path}/:id`, { schema: { tags, params: IdParams } }, async (request) => {
     const caller = allowed(request, "delete");
