@@ -254,6 +254,42 @@ forEachForge("Python clients (py-gitea, giteapy) against the forge", (forge) => 
     assert.equal(byId.body.full_name, "catco/nulls");
   });
 
+  test("giteapy's auth settings: access_token query, Authorization token header, basic auth, Sudo header", async () => {
+    const fay = await person("fay");
+    const token = await api<{ sha1: string }>(forge.url, "POST", "/users/fay/tokens", {
+      auth: basic("fay", "password123"),
+      body: { name: "query", scopes: ["read:user"] },
+    });
+    const byQuery = await api<User>(forge.url, "GET", `/user?access_token=${token.body.sha1}`, {
+      shape: "User",
+    });
+    assert.equal(byQuery.status, 200, JSON.stringify(byQuery.body));
+    assert.equal(byQuery.body.login, "fay");
+    assert.match(
+      String(byQuery.headers.get("x-gitea-warning")),
+      /^token and access_token API authentication is deprecated/,
+    );
+    const byTokenQuery = await api<User>(forge.url, "GET", `/user?token=${token.body.sha1}`, {
+      shape: "User",
+    });
+    assert.equal(byTokenQuery.body.login, "fay");
+    assert.match(String(byTokenQuery.headers.get("x-gitea-warning")), /deprecated/);
+    const byHeader = await api<User>(forge.url, "GET", "/user", {
+      headers: { authorization: `token ${token.body.sha1}` },
+      shape: "User",
+    });
+    assert.equal(byHeader.body.login, "fay");
+    assert.equal(byHeader.headers.get("x-gitea-warning"), null);
+    const byPassword = await api<User>(forge.url, "GET", "/user", {
+      auth: basic("fay", "password123"),
+      shape: "User",
+    });
+    assert.equal(byPassword.body.login, "fay");
+    const sudo = await admin<User>("GET", "/user?sudo=fay", undefined, "User");
+    assert.equal(sudo.body.login, "fay");
+    assert.equal(fay.user.login, "fay");
+  });
+
   test("emails, paginated search until an empty page, and errors a Python client reads", async () => {
     const eve = await person("eve");
     const added = await eve.call<{ email: string }[]>(
