@@ -22,7 +22,7 @@ interface ClientError {
 }
 
 forEachForge("gitea-js, the npm client, against the forge", (forge) => {
-  const client = (token?: string): Client => giteaApi(forge.url, { token, customFetch: fetch });
+  const client = (token?: string): Client => giteaApi(forge.url, { token });
 
   /** A user made by the admin, with a token created the way gitea-js users do: basic auth. */
   async function person(username: string): Promise<{ client: Client; token: string }> {

@@ -171,6 +171,25 @@ forEachForge("Python clients (py-gitea, giteapy) against the forge", (forge) => 
       "Commit",
     );
     assert.equal(single.status, 200);
+
+    // py-gitea's requests_get_paginated asks for page after page until one comes back empty.
+    for (const path of [
+      "/orgs/works/repos",
+      "/orgs/works/members",
+      "/orgs/works/teams",
+      `/teams/${team.body.id}/members`,
+      `/teams/${team.body.id}/repos`,
+      "/user/teams",
+      "/user/orgs",
+      "/users/ann/repos",
+      "/repos/works/engine/branches",
+      "/repos/works/engine/commits",
+      "/repos/works/engine/collaborators",
+    ]) {
+      const beyond = await ann.call<unknown[]>("GET", `${path}?page=99&limit=50`);
+      assert.equal(beyond.status, 200, `${path}: ${JSON.stringify(beyond.body)}`);
+      assert.deepEqual(beyond.body, [], path);
+    }
   });
 
   test("null for every optional field: create, edit, collaborators, topics, transfer", async () => {
