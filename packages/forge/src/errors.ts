@@ -11,7 +11,7 @@ import {
 // 404s also carry `errors`. Duplicates of users, orgs, teams and keys are 422 in Gitea, which
 // services express by throwing Invalid rather than Conflict.
 
-const NOT_FOUND_MESSAGE = "The target couldn't be found.";
+export const NOT_FOUND_MESSAGE = "The target couldn't be found.";
 
 function pascalCase(field: string): string {
   return field

@@ -1,5 +1,5 @@
 import { Conflict, Invalid, NotFound } from "@anvil/core";
-import { COMMIT_LOG_FORMAT, type Commit, parseCommitLog } from "./commit.ts";
+import { COMMIT_LOG_FORMAT, type Commit, parseCommitLog, readCommits } from "./commit.ts";
 import { type PageRequest, pageOffset } from "./paging.ts";
 import { runGit } from "./run.ts";
 import { isEmpty } from "./storage.ts";
@@ -32,6 +32,12 @@ export async function resolveCommit(repoPath: string, ref: string): Promise<stri
     { acceptExitCodes: [1] },
   );
   return exitCode === 0 ? stdout.trim() : undefined;
+}
+
+/** The commit `ref` names (a branch, tag or commit id), or undefined when it names none. */
+export async function getCommit(repoPath: string, ref: string): Promise<Commit | undefined> {
+  const id = await resolveCommit(repoPath, ref);
+  return id === undefined ? undefined : (await readCommits(repoPath, [id])).get(id);
 }
 
 /**

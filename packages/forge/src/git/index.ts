@@ -4,7 +4,14 @@ export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.t
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
 export type { Commit, Signature } from "./commit.ts";
-export { type CommitPage, type CommitQuery, EmptyRepository, listCommits, resolveCommit } from "./commits.ts";
+export {
+  type CommitPage,
+  type CommitQuery,
+  EmptyRepository,
+  getCommit,
+  listCommits,
+  resolveCommit,
+} from "./commits.ts";
 export { gitEnvironment } from "./environment.ts";
 export { GitHttpError } from "./http-error.ts";
 export type { PageRequest } from "./paging.ts";

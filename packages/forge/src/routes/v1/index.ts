@@ -37,6 +37,12 @@ function queryValue(request: FastifyRequest, ...names: string[]): string | undef
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+// Gitea warns every caller that authenticates with a query token, word for word, so that clients
+// which surface X-Gitea-Warning (giteapy users, scripts) see the same notice.
+const QUERY_TOKEN_WARNING =
+  "token and access_token API authentication is deprecated and will be removed in gitea 1.23. " +
+  "Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.";
+
 /** Sets `request.caller` from the request's credentials, acting as the `Sudo` user when asked. */
 async function identify(
   database: ForgeDatabase,
@@ -71,9 +77,10 @@ export async function registerApiV1(
       api.decorateRequest("caller", undefined);
       // Callback hooks, not async ones: they run on every call, and an anonymous read (most of
       // them) has nothing to wait for, so it should not pay for a promise.
-      api.addHook("onRequest", (request, _reply, done) => {
+      api.addHook("onRequest", (request, reply, done) => {
         const authorization = request.headers.authorization;
         const queryToken = queryValue(request, "token", "access_token");
+        if (queryToken) reply.header("x-gitea-warning", QUERY_TOKEN_WARNING);
         if (authorization === undefined && queryToken === undefined) return done();
         identify(database, options.loginLimits, request, {
           authorization,

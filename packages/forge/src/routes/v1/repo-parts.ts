@@ -1,8 +1,18 @@
-import { NotFound } from "@anvil/core";
+import { Invalid, NotFound } from "@anvil/core";
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { type Branch, getBranch, listBranches, listCommits } from "../../git/index.ts";
+import { NOT_FOUND_MESSAGE } from "../../errors.ts";
+import {
+  type Branch,
+  type Commit,
+  getBranch,
+  getCommit,
+  isBranchName,
+  listBranches,
+  listCommits,
+} from "../../git/index.ts";
 import { findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
 import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
@@ -26,6 +36,7 @@ import { requestedRepository } from "./repos.ts";
 
 const TopicParams = Type.Object({ owner: Type.String(), repo: Type.String(), topic: Type.String() });
 const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), branch: Type.String() });
+const CommitParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: Type.String() });
 const CommitsQuery = Type.Object({
   sha: Type.Optional(Type.String()),
   path: Type.Optional(Type.String()),
@@ -41,6 +52,28 @@ async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise
     branches.flatMap(({ commit }) => [commit.author.email, commit.committer.email]),
   );
   return (email) => users.get(email.toLowerCase())?.name ?? "";
+}
+
+/** Renders commits as Gitea does, with the forge users their author and committer e-mails name. */
+async function commitRenderer(
+  database: ForgeDatabase,
+  commits: Commit[],
+  fullName: string,
+  request: FastifyRequest,
+): Promise<(commit: Commit) => ReturnType<typeof toApiCommit>> {
+  const users = await findUsersByEmails(
+    database.db,
+    commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
+  );
+  const apiUser = (email: string) => {
+    const account = users.get(email.toLowerCase());
+    return account && toApiUser(account, request.caller?.account, request.rootUrl);
+  };
+  return (commit) =>
+    toApiCommit(commit, fullName, request.rootUrl, {
+      author: apiUser(commit.author.email),
+      committer: apiUser(commit.committer.email),
+    });
 }
 
 export function registerRepoParts(context: ApiContext): void {
@@ -230,21 +263,23 @@ export function registerRepoParts(context: ApiContext): void {
         "x-hasmore": String(window.page < pageCount),
       });
       const fullName = `${found.owner.name}/${found.repository.name}`;
-      const viewer = request.caller?.account;
-      const users = await findUsersByEmails(
-        database.db,
-        page.commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
-      );
-      const apiUser = (email: string) => {
-        const account = users.get(email.toLowerCase());
-        return account && toApiUser(account, viewer, request.rootUrl);
-      };
-      return sendPage(request, reply, window, { rows: page.commits, total: page.total }, (commit) =>
-        toApiCommit(commit, fullName, request.rootUrl, {
-          author: apiUser(commit.author.email),
-          committer: apiUser(commit.committer.email),
-        }),
-      );
+      const toApi = await commitRenderer(database, page.commits, fullName, request);
+      return sendPage(request, reply, window, { rows: page.commits, total: page.total }, toApi);
+    },
+  );
+
+  app.get(
+    "/repos/:owner/:repo/git/commits/:sha",
+    { ...repo, schema: { params: CommitParams } },
+    async (request) => {
+      const found = await requestedRepository(database, request.params, request);
+      requireUnit(found, "repo.code", ACCESS_READ);
+      const { sha } = request.params;
+      if (!isBranchName(sha)) throw new Invalid(`no valid ref or sha: ${sha}`);
+      const commit = await getCommit(repositoryFilesPath(storage, found), sha);
+      if (!commit) throw new NotFound(NOT_FOUND_MESSAGE);
+      const fullName = `${found.owner.name}/${found.repository.name}`;
+      return (await commitRenderer(database, [commit], fullName, request))(commit);
     },
   );
 }
