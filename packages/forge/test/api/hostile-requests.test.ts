@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { rawBody, rawExchange } from "@anvil/core/testing";
+import { createUser, getUser } from "../../src/services/accounts.ts";
+import { createToken } from "../../src/services/tokens.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 // Requests no well-behaved client sends, and the wire rules of Gitea's JSON binding (spec "Wire
@@ -124,6 +126,65 @@ forEachForge("forge API: hostile requests and wire semantics", (forge) => {
     );
     assert.match(tokenRequest.text, /^HTTP\/1\.1 401 /);
     assert.equal(rawBody<GiteaError>(tokenRequest).message, "auth required");
+  });
+
+  test("a write the caller may not make, by their account or their token's scopes, is refused before its body", async () => {
+    const db = forge.server.app.database;
+    if (!db) throw new Error("the forge has no database");
+    const bob = await createUser(db, {
+      username: "wire-bob",
+      email: "wire-bob@example.com",
+      password: "password123",
+      must_change_password: false,
+    });
+    const root = await getUser(db, "root");
+    const token = async (account: typeof bob, scopes: string[]) =>
+      (await createToken(db, account, { name: `wire-${scopes.join("-")}`, scopes })).secret;
+    const [bobAll, bobReader, rootRepos] = await Promise.all([
+      token(bob, ["all"]),
+      token(bob, ["read:repository"]),
+      token(root, ["write:repository"]),
+    ]);
+    const siteAdminOnly = [
+      "POST /admin/users",
+      "PATCH /admin/users/wire-bob",
+      "POST /admin/users/wire-bob/orgs",
+      "POST /admin/users/wire-bob/keys",
+      "POST /admin/users/wire-bob/repos",
+      "POST /admin/orgs/wire-org/teams",
+      "PUT /admin/teams/1/members/wire-bob",
+      "PUT /admin/teams/1/repos/wire-repo",
+    ];
+    const writes = [
+      ...siteAdminOnly.map((write) => ({ write, token: bobAll, message: /^user should be the site admin$/ })),
+      // Gitea checks the token's scopes first: a site admin's token without the admin scope.
+      { write: "POST /admin/users", token: rootRepos, message: /^token does not have .*write:admin/ },
+      { write: "POST /user/repos", token: bobReader, message: /^token does not have .*write:repository/ },
+      { write: "POST /user/keys", token: bobReader, message: /^token does not have .*write:user/ },
+    ];
+    // All at once: each must be answered within the wait, though its 5 MB never come.
+    const refusals = await Promise.all(
+      writes.map(({ write, token }) =>
+        rawExchange(
+          forge.url,
+          [
+            `${write.replace(" ", " /api/v1")} HTTP/1.1\r\nHost: x\r\nAuthorization: token ${token}\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`,
+            '{"name":"',
+          ],
+          2_000,
+        ),
+      ),
+    );
+    for (const [index, { write, token, message }] of writes.entries()) {
+      const [method, path] = write.split(" ");
+      // The same answer as with the whole (empty) body.
+      const whole = await api<GiteaError>(forge.url, method, path, { token, body: {} });
+      assert.match(refusals[index].text, /^HTTP\/1\.1 403 /, write);
+      // Refused as in Gitea, whose permission checks run before the body is bound (not a 422).
+      assert.equal(whole.status, 403, write);
+      assert.match(whole.body.message, message, write);
+      assert.deepEqual(rawBody(refusals[index]), whole.body, write);
+    }
   });
 
   test("CONNECT and unknown methods get an answer in Gitea's shape; the connection closes after it", async () => {

@@ -4,7 +4,7 @@ import { presentAssets } from "../convert/asset.ts";
 import { ASSET_NOT_FOUND, assets, holderType } from "../resources/assets.ts";
 import { checkinAsset, checkoutAsset, deleteAsset, findAsset, listAssets } from "../services/assets.ts";
 import { createResource, updateResource } from "../services/resource.ts";
-import { type ApiContext, authorized, idParam, originOf, sendList } from "./v1/context.ts";
+import { type ApiContext, authorized, idParam, originOf, permitted, sendList } from "./v1/context.ts";
 import { bodyOf, checkinRequest, checkoutRequest } from "./v1/hardware.ts";
 
 // The seed's draft paths under /api/hardware (spec §25): thin adapters that translate the draft's
@@ -57,9 +57,9 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     );
   };
   // The server ignores a trailing slash, so this is also /create/.
-  app.post("/create", { schema: { tags } }, create);
+  app.post("/create", { schema: { tags }, config: permitted("assets.create") }, create);
 
-  app.patch("/:id", { schema: { tags } }, async (request) => {
+  app.patch("/:id", { schema: { tags }, config: permitted("assets.edit") }, async (request) => {
     const caller = authorized(request, "assets.edit");
     const id = idParam(request);
     const known = await findAsset(db(), id, caller).then(
@@ -74,7 +74,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     );
   });
 
-  app.delete("/:id", { schema: { tags } }, async (request) => {
+  app.delete("/:id", { schema: { tags }, config: permitted("assets.delete") }, async (request) => {
     const caller = authorized(request, "assets.delete");
     try {
       await deleteAsset(database, caller, originOf(request), idParam(request));
@@ -99,7 +99,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     };
   });
 
-  app.post("/:id/checkout", { schema: { tags } }, async (request) => {
+  app.post("/:id/checkout", { schema: { tags }, config: permitted("assets.checkout") }, async (request) => {
     const caller = authorized(request, "assets.checkout");
     const input = bodyOf(request);
     const type = holderType(input.assigned_type);
@@ -121,7 +121,7 @@ export function registerDraftHardware({ app, database }: ApiContext): void {
     });
   });
 
-  app.post("/:id/checkin", { schema: { tags } }, async (request) => {
+  app.post("/:id/checkin", { schema: { tags }, config: permitted("assets.checkin") }, async (request) => {
     const caller = authorized(request, "assets.checkin");
     const input = bodyOf(request);
     return answer(async () => {

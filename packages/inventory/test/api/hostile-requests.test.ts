@@ -56,6 +56,61 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
     }
   });
 
+  test("every write whose permission is known from the request refuses before its body", async () => {
+    const nobody = await userWithToken(inventory, "hostile-writer", { "assets.view": "1" });
+    // Custom fields, restores, by-tag actions (the permission follows the path), imports, the drafts.
+    const writes = [
+      "POST /api/v1/fields",
+      "PATCH /api/v1/fields/1",
+      "PUT /api/v1/fields/1",
+      "POST /api/v1/fields/1/associate",
+      "POST /api/v1/fields/1/disassociate",
+      "POST /api/v1/fields/fieldsets/1/order",
+      "POST /api/v1/fieldsets",
+      "PATCH /api/v1/fieldsets/1",
+      "PUT /api/v1/fieldsets/1",
+      "POST /api/v1/fieldsets/1/fields",
+      "POST /api/v1/fieldsets/1/fields/1",
+      "POST /api/v1/hardware/1/restore",
+      "POST /api/v1/manufacturers/1/restore",
+      "POST /api/v1/users/1/restore",
+      "POST /api/v1/hardware/bytag/T-1/checkout",
+      "POST /api/v1/hardware/bytag/a/b/checkin",
+      "POST /api/v1/imports/process/1",
+      "POST /api/hardware/create",
+      "PATCH /api/hardware/1",
+      "POST /api/hardware/1/checkout",
+      "POST /api/hardware/1/checkin",
+    ];
+    // All at once: each must be answered within the wait, though its body never comes.
+    const announced = (write: string) =>
+      rawExchange(
+        inventory.url,
+        [
+          `${write} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${nobody.token}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n`,
+          '{"name":"',
+        ],
+        2_000,
+      );
+    const refusals = await Promise.all(writes.map(announced));
+    for (const [index, write] of writes.entries()) {
+      const [method, path] = write.split(" ");
+      // The answer a whole (empty) body gets: the announced 5 MB gets the same, at once.
+      const whole = await fetch(`${inventory.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${nobody.token}`,
+          accept: "application/json",
+          "content-type": "application/json",
+        },
+        body: "{}",
+      });
+      assert.equal(whole.status, 403, write);
+      assert.match(refusals[index].text, /^HTTP\/1\.1 403 /, write);
+      assert.deepEqual(rawBody(refusals[index]), await whole.json(), write);
+    }
+  });
+
   test("multipart text fields are limited together: over 1 MB in small fields is a 413 in the envelope", async () => {
     const fixture = await assetFixture(inventory, "hostile");
     const id = await createAsset(inventory, fixture, "HOSTILE-1");

@@ -11,7 +11,7 @@ import type { AccountRow } from "../../repositories/accounts.ts";
 import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
 import type { Caller } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
-import type { ScopeCategory } from "../../services/scopes.ts";
+import { checkScope, type ScopeCategory } from "../../services/scopes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -34,6 +34,16 @@ export interface ApiContext {
   sshPort?: number;
 }
 
+/** Methods that only read; every other one is a write (for token scopes and sign-in). */
+export const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Refuses a token call to a route its scopes do not cover (Gitea's tokenRequiresScopes). */
+export function scopeCovers(request: FastifyRequest): void {
+  const category = request.routeOptions.config.scope;
+  const scopes = request.caller?.scopes;
+  if (category && scopes) checkScope(scopes, category, !READS.has(request.method));
+}
+
 export function signedIn(request: FastifyRequest): Caller {
   if (!request.caller) throw new Unauthorized("token is required");
   return request.caller;
@@ -43,6 +53,13 @@ export function siteAdmin(request: FastifyRequest): Caller {
   const caller = signedIn(request);
   if (!isAdmin(caller.account)) throw new Forbidden("user should be the site admin");
   return caller;
+}
+
+/** Gitea's /admin group, in its order: a signed-in caller, a token with the admin scope, a site admin. */
+export function adminGroup(request: FastifyRequest): Caller {
+  signedIn(request);
+  scopeCovers(request);
+  return siteAdmin(request);
 }
 
 /** Token management needs basic auth with the password: a token cannot make or see tokens. */

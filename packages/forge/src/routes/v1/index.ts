@@ -3,10 +3,9 @@ import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
-import { checkScope } from "../../services/scopes.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
-import { type ApiContext, signedIn } from "./context.ts";
+import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
@@ -34,8 +33,6 @@ function queryValue(request: FastifyRequest, ...names: string[]): string | undef
   for (const name of names) if (typeof query[name] === "string") return query[name] as string;
   return undefined;
 }
-
-const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 // Gitea warns every caller that authenticates with a query token, word for word, so that clients
 // which surface X-Gitea-Warning (giteapy users, scripts) see the same notice.
@@ -88,17 +85,26 @@ export async function registerApiV1(
           address: request.ip,
         }).then(() => done(), done);
       });
-      // Every write of Gitea's API needs a signed-in caller: an anonymous one is refused before
-      // the body is read (core runs `authorize` first). A route may declare its own check.
+      // Every write of Gitea's API needs a signed-in caller whose token's scopes cover it, and an
+      // admin route a site admin: checked before the body is read (core runs `authorize` first),
+      // so a caller who may not write costs no parsing. A route may declare its own sign-in check.
       api.addHook("onRoute", (route) => {
         const writes = [route.method].flat().some((method) => !READS.has(method));
-        if (writes && route.config?.authorize === undefined)
-          route.config = { ...route.config, authorize: signedIn };
+        const own = route.config?.authorize;
+        if (route.config?.scope === "admin" && own === undefined)
+          route.config = { ...route.config, authorize: adminGroup };
+        else if (writes) {
+          const authenticate = own ?? signedIn;
+          const authorize = async (request: FastifyRequest) => {
+            await authenticate(request);
+            scopeCovers(request);
+          };
+          route.config = { ...route.config, authorize };
+        }
       });
+      // Reads have no body to read: their scope is checked just before the handler.
       api.addHook("preHandler", (request, _reply, done) => {
-        const category = request.routeOptions.config.scope;
-        const scopes = request.caller?.scopes;
-        if (category && scopes) checkScope(scopes, category, !READS.has(request.method));
+        if (READS.has(request.method)) scopeCovers(request);
         done();
       });
       const context: ApiContext = {

@@ -29,7 +29,7 @@ import {
   updateFieldset,
 } from "../../services/custom-fields.ts";
 import { modelDefaults } from "../../services/custom-values.ts";
-import { type ApiContext, authorized, idParam, success } from "./context.ts";
+import { type ApiContext, authorized, idParam, permitted, success } from "./context.ts";
 import { bodyOf } from "./hardware.ts";
 import { IdParams, rawRow } from "./resource.ts";
 
@@ -58,8 +58,10 @@ export function registerCustomFields({ app, database }: ApiContext): void {
   const db = () => database.db as AnyKysely;
   const fieldTags = ["fields"];
   const fieldsetTags = ["fieldsets"];
-  const allowed = (request: FastifyRequest, level: "view" | "create" | "edit" | "delete") =>
-    authorized(request, `customfields.${level}`);
+  type Level = "view" | "create" | "edit" | "delete";
+  const allowed = (request: FastifyRequest, level: Level) => authorized(request, `customfields.${level}`);
+  // Writes (and the POSTs that read) check their permission before the body is read.
+  const may = (level: Level) => permitted(`customfields.${level}`);
 
   const fieldsetObjects = async (fieldsets: Row[]) => {
     const ids = fieldsets.map((fieldset) => fieldset.id);
@@ -81,30 +83,38 @@ export function registerCustomFields({ app, database }: ApiContext): void {
     return presentField(await findField(db(), idParam(request), FIELD_MESSAGES.invalid));
   });
 
-  app.post("/fields", { schema: { tags: fieldTags, body: FieldBody } }, async (request) => {
-    const caller = allowed(request, "create");
-    const field = await createField(database, caller, bodyOf(request));
-    return success(FIELD_MESSAGES.create, rawRow(fieldRow(field)));
-  });
+  app.post(
+    "/fields",
+    { schema: { tags: fieldTags, body: FieldBody }, config: may("create") },
+    async (request) => {
+      const caller = allowed(request, "create");
+      const field = await createField(database, caller, bodyOf(request));
+      return success(FIELD_MESSAGES.create, rawRow(fieldRow(field)));
+    },
+  );
 
   const updateFieldRoute = async (request: FastifyRequest) => {
     allowed(request, "edit");
     const field = await updateField(database, idParam(request), bodyOf(request));
     return success(FIELD_MESSAGES.update, rawRow(fieldRow(field)));
   };
-  const fieldWrite = { tags: fieldTags, params: IdParams, body: FieldBody };
-  app.patch("/fields/:id", { schema: fieldWrite }, updateFieldRoute);
-  app.put("/fields/:id", { schema: fieldWrite }, updateFieldRoute);
+  const fieldWrite = { schema: { tags: fieldTags, params: IdParams, body: FieldBody }, config: may("edit") };
+  app.patch("/fields/:id", fieldWrite, updateFieldRoute);
+  app.put("/fields/:id", fieldWrite, updateFieldRoute);
 
-  app.delete("/fields/:id", { schema: { tags: fieldTags, params: IdParams } }, async (request) => {
-    allowed(request, "delete");
-    await deleteField(database, idParam(request));
-    return success(FIELD_MESSAGES.delete);
-  });
+  app.delete(
+    "/fields/:id",
+    { schema: { tags: fieldTags, params: IdParams }, config: may("delete") },
+    async (request) => {
+      allowed(request, "delete");
+      await deleteField(database, idParam(request));
+      return success(FIELD_MESSAGES.delete);
+    },
+  );
 
   app.post(
     "/fields/:id/associate",
-    { schema: { tags: fieldTags, params: IdParams, body: AssociateBody } },
+    { schema: { tags: fieldTags, params: IdParams, body: AssociateBody }, config: may("edit") },
     async (request) => {
       allowed(request, "edit");
       const fieldset = await associateField(database, idParam(request), bodyOf(request));
@@ -114,7 +124,7 @@ export function registerCustomFields({ app, database }: ApiContext): void {
 
   app.post(
     "/fields/:id/disassociate",
-    { schema: { tags: fieldTags, params: IdParams, body: AssociateBody } },
+    { schema: { tags: fieldTags, params: IdParams, body: AssociateBody }, config: may("edit") },
     async (request) => {
       allowed(request, "edit");
       const fieldset = await disassociateField(database, idParam(request), bodyOf(request));
@@ -125,7 +135,7 @@ export function registerCustomFields({ app, database }: ApiContext): void {
   // Answers Laravel's sync result as it is, not in the envelope (as Snipe-IT does).
   app.post(
     "/fields/fieldsets/:id/order",
-    { schema: { tags: fieldTags, params: IdParams, body: OrderBody } },
+    { schema: { tags: fieldTags, params: IdParams, body: OrderBody }, config: may("edit") },
     async (request) => {
       allowed(request, "edit");
       return reorderFieldset(database, idParam(request), bodyOf(request));
@@ -144,35 +154,53 @@ export function registerCustomFields({ app, database }: ApiContext): void {
     return (await fieldsetObjects([fieldset]))[0];
   });
 
-  app.post("/fieldsets", { schema: { tags: fieldsetTags, body: FieldsetBody } }, async (request) => {
-    const caller = allowed(request, "create");
-    return success(FIELDSET_MESSAGES.create, rawRow(await createFieldset(database, caller, bodyOf(request))));
-  });
+  app.post(
+    "/fieldsets",
+    { schema: { tags: fieldsetTags, body: FieldsetBody }, config: may("create") },
+    async (request) => {
+      const caller = allowed(request, "create");
+      return success(
+        FIELDSET_MESSAGES.create,
+        rawRow(await createFieldset(database, caller, bodyOf(request))),
+      );
+    },
+  );
 
   const updateFieldsetRoute = async (request: FastifyRequest) => {
     allowed(request, "edit");
     const fieldset = await updateFieldset(database, idParam(request), bodyOf(request));
     return success(FIELDSET_MESSAGES.update, rawRow(fieldset));
   };
-  const fieldsetWrite = { tags: fieldsetTags, params: IdParams, body: FieldsetBody };
-  app.patch("/fieldsets/:id", { schema: fieldsetWrite }, updateFieldsetRoute);
-  app.put("/fieldsets/:id", { schema: fieldsetWrite }, updateFieldsetRoute);
+  const fieldsetWrite = {
+    schema: { tags: fieldsetTags, params: IdParams, body: FieldsetBody },
+    config: may("edit"),
+  };
+  app.patch("/fieldsets/:id", fieldsetWrite, updateFieldsetRoute);
+  app.put("/fieldsets/:id", fieldsetWrite, updateFieldsetRoute);
 
-  app.delete("/fieldsets/:id", { schema: { tags: fieldsetTags, params: IdParams } }, async (request) => {
-    allowed(request, "delete");
-    await deleteFieldset(database, idParam(request));
-    return success(FIELDSET_MESSAGES.delete);
-  });
+  app.delete(
+    "/fieldsets/:id",
+    { schema: { tags: fieldsetTags, params: IdParams }, config: may("delete") },
+    async (request) => {
+      allowed(request, "delete");
+      await deleteFieldset(database, idParam(request));
+      return success(FIELDSET_MESSAGES.delete);
+    },
+  );
 
-  app.post("/fieldsets/:id/fields", { schema: { tags: fieldsetTags, params: IdParams } }, async (request) => {
-    allowed(request, "view");
-    const fieldset = await findFieldset(db(), idParam(request));
-    return presentFieldsetFields(await fieldsOf(fieldset.id));
-  });
+  app.post(
+    "/fieldsets/:id/fields",
+    { schema: { tags: fieldsetTags, params: IdParams }, config: may("view") },
+    async (request) => {
+      allowed(request, "view");
+      const fieldset = await findFieldset(db(), idParam(request));
+      return presentFieldsetFields(await fieldsOf(fieldset.id));
+    },
+  );
 
   app.post(
     "/fieldsets/:id/fields/:model_id",
-    { schema: { tags: fieldsetTags, params: ModelParams } },
+    { schema: { tags: fieldsetTags, params: ModelParams }, config: may("view") },
     async (request) => {
       allowed(request, "view");
       const fieldset = await findFieldset(db(), idParam(request));

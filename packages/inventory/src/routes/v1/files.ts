@@ -143,7 +143,8 @@ export function registerFiles({ app, database, storage }: ApiContext): void {
       const deleted = await deleteFile(database, storage, kind, record.id, idParam(request, "file_id"));
       return deleted ? success(MESSAGES.deleted) : failure(reply, 404, MESSAGES.notDeleted);
     };
-    app.delete(`${base}/file/:file_id`, { schema: { tags, params: FileParams } }, remove);
-    app.delete(`${base}/files/:file_id/delete`, { schema: { tags, params: FileParams } }, remove);
+    const removal = { schema: { tags, params: FileParams }, config: upload.config };
+    app.delete(`${base}/file/:file_id`, removal, remove);
+    app.delete(`${base}/files/:file_id/delete`, removal, remove);
   }
 }

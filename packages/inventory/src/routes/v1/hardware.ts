@@ -279,13 +279,14 @@ export function registerHardware(context: ApiContext): void {
   app.patch("/hardware/:id", edits, update);
   app.put("/hardware/:id", edits, update);
 
-  app.delete("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
+  const deletes = { schema: { tags, params: IdParams }, config: permitted("assets.delete") };
+  app.delete("/hardware/:id", deletes, async (request) => {
     const caller = authorized(request, "assets.delete");
     await deleteAsset(database, caller, originOf(request), idParam(request));
     return success(assets.messages.delete);
   });
 
-  app.post("/hardware/:id/restore", { schema: { tags, params: IdParams } }, async (request) => {
+  app.post("/hardware/:id/restore", deletes, async (request) => {
     const caller = authorized(request, "assets.delete");
     const answer = await restoreAsset(database, caller, originOf(request), idParam(request));
     // QUIRK kept: the message comes in the payload slot (spec §2.3).
@@ -326,11 +327,20 @@ export function registerHardware(context: ApiContext): void {
     const tag = String(bodyOf(request).asset_tag ?? "");
     return checkin(request, await assetByTag(db(), tag, `Asset with tag ${tag} not found`, caller));
   });
-  // A tag may contain "/", so the action is the path's last segment.
-  app.post("/hardware/bytag/*", { schema: { tags } }, async (request, reply) => {
+  // A tag may contain "/", so the action is the path's last segment; its permission is checked
+  // before the body is read (an unknown action is a missing route, whoever asks).
+  const tagAction = (request: FastifyRequest) => {
     const path = (request.params as Record<string, string>)["*"];
     const slash = path.lastIndexOf("/");
-    const [tag, action] = [path.slice(0, slash), path.slice(slash + 1)];
+    return [path.slice(0, slash), path.slice(slash + 1)];
+  };
+  const tagActionPermitted = (request: FastifyRequest) => {
+    const [, action] = tagAction(request);
+    if (action === "checkout" || action === "checkin") authorized(request, `assets.${action}`);
+  };
+  const byTag = { schema: { tags }, config: { authorize: tagActionPermitted } };
+  app.post("/hardware/bytag/*", byTag, async (request, reply) => {
+    const [tag, action] = tagAction(request);
     if (action === "checkout") {
       const caller = authorized(request, "assets.checkout");
       return checkout(request, await assetByTag(db(), tag, ASSET_NOT_FOUND_BY_ROUTE, caller));

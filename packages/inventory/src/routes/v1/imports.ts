@@ -91,7 +91,7 @@ export function registerImports({ app, database, storage }: ApiContext): void {
 
   app.post(
     "/imports/process/:id",
-    { schema: { tags, params: IdParams, body: ProcessBody } },
+    { schema: { tags, params: IdParams, body: ProcessBody }, config: { authorize: importer } },
     async (request, reply) => {
       const caller = importer(request);
       const body = bodyOf(request);
@@ -126,10 +126,14 @@ export function registerImports({ app, database, storage }: ApiContext): void {
     },
   );
 
-  app.delete("/imports/:id", { schema: { tags, params: IdParams } }, async (request) => {
-    const caller = importer(request);
-    return (await deleteImport(database, storage, caller, idParam(request)))
-      ? success(IMPORT_MESSAGES.deleted)
-      : { status: "warning", messages: IMPORT_MESSAGES.notDeleted, payload: null };
-  });
+  app.delete(
+    "/imports/:id",
+    { schema: { tags, params: IdParams }, config: { authorize: importer } },
+    async (request) => {
+      const caller = importer(request);
+      return (await deleteImport(database, storage, caller, idParam(request)))
+        ? success(IMPORT_MESSAGES.deleted)
+        : { status: "warning", messages: IMPORT_MESSAGES.notDeleted, payload: null };
+    },
+  );
 }

@@ -72,9 +72,11 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
     return present(caller, await findResource(database, definition, idParam(request), undefined, caller));
   });
 
-  // Writes take an image upload: their permission is checked before the body is read.
-  const creates = { authorize: (request: FastifyRequest) => allowed(request, "create") };
-  const edits = { authorize: (request: FastifyRequest) => allowed(request, "edit") };
+  // Writes check their permission before the body is read (an image upload is not even staged).
+  const may = (level: "create" | "edit" | "delete") => ({
+    authorize: (request: FastifyRequest) => allowed(request, level),
+  });
+  const [creates, edits, deletes] = [may("create"), may("edit"), may("delete")];
   app.post(`/${path}`, { schema: { tags, body: writeSchema.body }, config: creates }, async (request) => {
     const caller = allowed(request, "create");
     const input = body(request);
@@ -95,7 +97,7 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
   app.patch(`/${path}/:id`, { schema: writeSchema, config: edits }, update);
   app.put(`/${path}/:id`, { schema: writeSchema, config: edits }, update);
 
-  app.delete(`/${path}/:id`, { schema: { tags, params: IdParams } }, async (request) => {
+  app.delete(`/${path}/:id`, { schema: { tags, params: IdParams }, config: deletes }, async (request) => {
     const caller = allowed(request, "delete");
     await deleteResource(database, definition, caller, originOf(request), idParam(request));
     return success(definition.messages.delete);
@@ -103,22 +105,26 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
 
   const { restore } = definition;
   if (restore) {
-    app.post(`/${path}/:id/restore`, { schema: { tags, params: IdParams } }, async (request) => {
-      const caller = allowed(request, "delete");
-      const restored = await restoreResource(
-        database,
-        definition,
-        caller,
-        originOf(request),
-        idParam(request),
-      );
-      const message = restored ? restore.success : restore.notDeleted;
-      const inPayload =
-        restore.messageInPayload === "always" || (!restored && restore.messageInPayload === "not-deleted");
-      const status = restored ? "success" : "error";
-      return inPayload
-        ? { status, messages: null, payload: message }
-        : { status, messages: message, payload: null };
-    });
+    app.post(
+      `/${path}/:id/restore`,
+      { schema: { tags, params: IdParams }, config: deletes },
+      async (request) => {
+        const caller = allowed(request, "delete");
+        const restored = await restoreResource(
+          database,
+          definition,
+          caller,
+          originOf(request),
+          idParam(request),
+        );
+        const message = restored ? restore.success : restore.notDeleted;
+        const inPayload =
+          restore.messageInPayload === "always" || (!restored && restore.messageInPayload === "not-deleted");
+        const status = restored ? "success" : "error";
+        return inPayload
+          ? { status, messages: null, payload: message }
+          : { status, messages: message, payload: null };
+      },
+    );
   }
 }
