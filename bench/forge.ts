@@ -245,6 +245,13 @@ async function seedOnly(dataDir: string): Promise<void> {
 
 // --- seeding -------------------------------------------------------------------------------------
 
+/** What git needs to see a bare repository: HEAD naming a branch, objects/ and refs/. */
+async function writeBareLayout(repoPath: string): Promise<void> {
+  await mkdir(path.join(repoPath, "objects"), { recursive: true });
+  await mkdir(path.join(repoPath, "refs", "heads"), { recursive: true });
+  await writeFile(path.join(repoPath, "HEAD"), "ref: refs/heads/main\n");
+}
+
 /**
  * Fills a migrated database: users, repositories, collaborations and topics by bulk inserts (one
  * transaction each), organizations, teams and the token through the forge's services (their rows
@@ -372,10 +379,20 @@ async function seed(databaseUrl: string, dataDir: string): Promise<Seeded> {
       name: "bench",
       scopes: ["read:repository", "read:organization", "read:user"],
     });
+    const storage = { root: path.join(dataDir, "repositories") };
+    // The forge checks at start-up that every row has its bare repository (and makes an empty one
+    // where none is), so each seeded row gets git's minimal layout on disk.
+    for (let i = 0; i < repositories.length; i += 200) {
+      await Promise.all(
+        repositories.slice(i, i + 200).map((repository) => {
+          const owner = owners.get(repository.owner_id)?.name ?? "";
+          return writeBareLayout(repositoryPath(storage.root, owner, repository.name));
+        }),
+      );
+    }
     const databaseSeconds = (performance.now() - started) / 1000;
 
     const historyStarted = performance.now();
-    const storage = { root: path.join(dataDir, "repositories") };
     const big = await createRepository(database, storage, tokenUser, tokenUser, {
       name: CLONED.name,
       description: `${commits} commits`,
