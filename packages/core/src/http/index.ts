@@ -30,3 +30,4 @@ export {
   type TrustProxy,
 } from "./server.ts";
 export { closeOnSignals } from "./shutdown.ts";
+export { INTEGER_COLUMN } from "./validator.ts";

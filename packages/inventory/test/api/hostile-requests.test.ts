@@ -104,6 +104,22 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
     assert.equal(listed.body.total, 0, "nothing was stored");
   });
 
+  test("a path id beyond what a JS number holds exactly finds nothing, never a database error", async () => {
+    for (const [method, path] of [
+      ["GET", "/hardware/99999999999999999999"],
+      ["DELETE", "/hardware/99999999999999999999"],
+      ["GET", "/users/99999999999999999999"],
+      ["PATCH", "/locations/9007199254740993"],
+    ]) {
+      const answer = await api<Envelope>(inventory, method, path, {
+        body: method === "PATCH" ? {} : undefined,
+      });
+      console.log("PROBE", method, path, answer.status, JSON.stringify(answer.body));
+      assert.equal(answer.body.status, "error");
+      assert.match(String(answer.body.messages), /not (exist|found)/i);
+    }
+  });
+
   test("CONNECT and unknown methods get an answer in the envelope; the connection closes after it", async () => {
     const connectAnswer = await rawExchange(inventory.url, [
       "CONNECT /api/v1/hardware HTTP/1.1\r\nHost: x\r\n\r\n",
