@@ -6,6 +6,7 @@ export {
   saveUploads,
   type UploadLimits,
 } from "./bodies.ts";
+export { hasNul, NulCharacter } from "./body-check.ts";
 export {
   offsetWindow,
   type PageLimits,

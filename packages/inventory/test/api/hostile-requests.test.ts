@@ -120,6 +120,18 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
     }
   });
 
+  test("a NUL character escaped in the JSON of an asset filter is a validation error, not a database error", async () => {
+    for (const filter of ['{"name":"\\u0000"}', '{"\\u0000":"x"}']) {
+      for (const path of ["/hardware", "/hardware/audit/due-or-overdue"]) {
+        const answer = await api<Envelope>(inventory, "GET", `${path}?filter=${encodeURIComponent(filter)}`);
+        assert.equal(answer.status, 200, `${path} ${filter}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual(answer.body.messages, {
+          filter: ["The filter field must not contain NUL characters."],
+        });
+      }
+    }
+  });
+
   test("CONNECT and unknown methods get an answer in the envelope; the connection closes after it", async () => {
     const connectAnswer = await rawExchange(inventory.url, [
       "CONNECT /api/v1/hardware HTTP/1.1\r\nHost: x\r\n\r\n",
