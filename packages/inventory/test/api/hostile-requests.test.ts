@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { rawBody, rawExchange } from "@anvil/core/testing";
 import { assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
+import { category } from "../support/items.ts";
 import { PNG, postMultipart } from "../support/uploads.ts";
 
 // Requests no well-behaved client sends: each answered in Snipe-IT's shape, never a 500 or a crash,
@@ -130,6 +131,32 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
         });
       }
     }
+  });
+
+  test("a date the date rule reads loosely is stored as the YYYY-MM-DD it names, never a database error", async () => {
+    const categoryId = await category(inventory, "component", "Loose dates");
+    for (const [given, stored] of [
+      ["fuzz-985", "0985-01-01"],
+      ["March 7, 2024", "2024-03-07"],
+    ]) {
+      const answer = await api<Envelope<{ purchase_date: { date: string } }>>(
+        inventory,
+        "POST",
+        "/components",
+        {
+          body: { name: "Loosely dated", qty: 2, category_id: categoryId, purchase_date: given },
+        },
+      );
+      assert.equal(answer.status, 200, `${given}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.status, "success", given);
+      assert.equal(answer.body.payload.purchase_date.date, stored, given);
+    }
+    const outside = await api<Envelope>(inventory, "POST", "/components", {
+      body: { name: "Far future", qty: 2, category_id: categoryId, purchase_date: "x-99999" },
+    });
+    assert.deepEqual(outside.body.messages, {
+      purchase_date: ["The purchase date field must be a valid date."],
+    });
   });
 
   test("CONNECT and unknown methods get an answer in the envelope; the connection closes after it", async () => {
