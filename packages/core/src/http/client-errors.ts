@@ -24,6 +24,22 @@ const STATUS_OF: Record<string, number> = {
   ERR_HTTP_REQUEST_HEADERS_TIMEOUT: 408,
 };
 
+/** Node's clientError: the data it failed on comes as `rawPacket` when the parser failed. */
+type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+// A request line whose method is not HEAD, at the start of the data Node failed on.
+const NOT_HEAD = /^(?!HEAD )[!#$%&'*+.^_`|~0-9A-Za-z-]+ /;
+
+/**
+ * Whether the failed request is known to expect a body in its answer. An answer to HEAD never
+ * carries one (its bytes would be read as the next answer), and Node tells only the chunk it failed
+ * on: a request line split over several chunks (a long URL sent slowly) has a method no one knows,
+ * and is answered without a body, as Node itself answers.
+ */
+function expectsBody(error: ClientError): boolean {
+  return error.rawPacket !== undefined && NOT_HEAD.test(error.rawPacket.subarray(0, 32).toString("latin1"));
+}
+
 // Node keeps feeding a connection's data to its failed parser and reports each failure again.
 const answered = new WeakSet<Duplex>();
 
@@ -33,7 +49,7 @@ const answered = new WeakSet<Duplex>();
  * transport problem, and the connection closes after the answer is out.
  */
 export function answerClientError(
-  error: NodeJS.ErrnoException,
+  error: ClientError,
   socket: Duplex,
   map: (problem: HttpProblem) => ErrorBody,
 ): void {
@@ -54,11 +70,14 @@ export function answerClientError(
     reason: "bad-request",
     message: STATUS_CODES[status] ?? "",
   });
-  const body = JSON.stringify(mapped.body);
+  // Without a body nor its length, the answer ends where the connection does.
+  const body = expectsBody(error) ? JSON.stringify(mapped.body) : "";
   const headers = {
     ...mapped.headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(Buffer.byteLength(body)),
+    ...(body && {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(Buffer.byteLength(body)),
+    }),
     connection: "close",
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);

@@ -6,6 +6,7 @@ export {
   saveUploads,
   type UploadLimits,
 } from "./bodies.ts";
+export { hasNul, NulCharacter } from "./body-check.ts";
 export {
   offsetWindow,
   type PageLimits,
@@ -30,3 +31,4 @@ export {
   type TrustProxy,
 } from "./server.ts";
 export { closeOnSignals } from "./shutdown.ts";
+export { INTEGER_COLUMN } from "./validator.ts";

@@ -3,8 +3,6 @@ import { type IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Ajv } from "ajv";
-import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { defaultUploadLimits, registerBodyParsers, type UploadLimits } from "./bodies.ts";
@@ -12,6 +10,7 @@ import { hasNul, refuseNul } from "./body-check.ts";
 import { answerClientError, closeAfterAnswer } from "./client-errors.ts";
 import { classifyError, type ErrorMapper, type HttpProblem } from "./problem.ts";
 import { requestLogFields } from "./request-log.ts";
+import { boundNumbers, createValidator } from "./validator.ts";
 
 /** Which proxies may set X-Forwarded-For/-Proto/-Host: none (false), all (true), or a list of addresses and CIDR ranges. */
 export type TrustProxy = boolean | string[];
@@ -125,7 +124,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const bodyValidator = createValidator(options.strictBodyTypes ? false : "array");
   const textValidator = createValidator("array");
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === "body" ? bodyValidator : textValidator).compile(schema),
+    (httpPart === "body" ? bodyValidator : textValidator).compile(boundNumbers(schema)),
   );
 
   app.decorateRequest("publicUrl", {
@@ -218,20 +217,6 @@ function answerConnect(app: HttpServer, request: IncomingMessage, socket: Duplex
     closeAfterAnswer(socket);
   });
   app.server.emit("request", request, response);
-}
-
-// fastify's own validator settings, but every invalid field is reported at once (Snipe-IT lists
-// them all; bodies are size-limited) and body coercion is the service's choice.
-function createValidator(coerceTypes: false | "array"): Ajv {
-  const ajv = new Ajv({
-    coerceTypes,
-    useDefaults: true,
-    removeAdditional: true,
-    allErrors: true,
-    strict: false,
-  });
-  addFormats.default(ajv);
-  return ajv;
 }
 
 async function registerOpenApi(app: HttpServer, openapi: OpenApiOptions): Promise<void> {

@@ -1,3 +1,4 @@
+import { INTEGER_COLUMN } from "@anvil/core";
 import { Type } from "typebox";
 
 // Request bodies named after Gitea's API structs (swagger definitions of the same name).
@@ -31,7 +32,7 @@ export const EditUserOption = Type.Object({
   allow_git_hook: Type.Optional(Type.Boolean()),
   allow_import_local: Type.Optional(Type.Boolean()),
   allow_create_organization: Type.Optional(Type.Boolean()),
-  max_repo_creation: Type.Optional(Type.Integer()),
+  max_repo_creation: Type.Optional(Type.Integer(INTEGER_COLUMN)),
   prohibit_login: Type.Optional(Type.Boolean()),
   restricted: Type.Optional(Type.Boolean()),
   visibility: Type.Optional(Type.String()),

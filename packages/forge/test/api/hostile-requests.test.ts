@@ -85,6 +85,31 @@ forEachForge("forge API: hostile requests and wire semantics", (forge) => {
     assert.equal(key.status, 422);
   });
 
+  test("an integer beyond what a column holds, in a path, a query or a body, is a 422, never a database error", async () => {
+    const token = forge.adminToken;
+    for (const [method, path] of [
+      ["GET", "/users/search?uid=99999999999999999999"],
+      ["GET", "/users/search?uid=1e400"],
+      ["GET", "/repos/search?uid=-99999999999999999999"],
+      ["GET", "/user/keys/99999999999999999999"],
+      ["DELETE", "/user/keys/99999999999999999999"],
+    ]) {
+      const answer = await api<GiteaError>(forge.url, method, path, { token });
+      assert.equal(answer.status, 422, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+      assert.match(answer.body.message, /^\[(Uid|Id)\]: (Maximum|Minimum)$/);
+    }
+    const edited = await api<GiteaError>(forge.url, "PATCH", "/admin/users/root", {
+      token,
+      body: { source_id: 0, login_name: "root", max_repo_creation: 3_000_000_000 },
+    });
+    assert.equal(edited.status, 422);
+    assert.equal(edited.body.message, "[MaxRepoCreation]: Maximum");
+    const largest = await api<GiteaError>(forge.url, "GET", `/user/keys/${Number.MAX_SAFE_INTEGER}`, {
+      token,
+    });
+    assert.equal(largest.status, 404, "the largest exact id is looked up, and found nowhere");
+  });
+
   test("a JSON value nested 10,000 deep is a 422 naming the nesting, even in a field Gitea ignores", async () => {
     const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
     for (const text of [`{"name":"deep","description":${deep}}`, `{"name":"deep","extra":${deep}}`]) {

@@ -2,9 +2,11 @@ import {
   type AnyKysely,
   containsText,
   type DialectName,
+  hasNul,
   Invalid,
   isUniqueViolation,
   NotFound,
+  NulCharacter,
   prepared,
   toStoredTime,
 } from "@anvil/core";
@@ -208,6 +210,9 @@ export function assetFilter(value: unknown): Record<string, string> | undefined 
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
   const entries = Object.entries(parsed);
+  // A JSON escape brings back the NUL the query string may not hold: refused the same way.
+  if (entries.some(([key, given]) => hasNul(key) || (typeof given === "string" && hasNul(given))))
+    throw new NulCharacter("filter");
   if (entries.length === 0) return undefined;
   // As PHP joins them into its LIKE pattern: true is "1", false is "".
   const text = (given: unknown) =>

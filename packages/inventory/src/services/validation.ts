@@ -20,6 +20,9 @@ interface ParsedRule {
 const BOOLEAN_TRUE = new Set<unknown>([true, 1, "1", "true"]);
 const BOOLEAN_FALSE = new Set<unknown>([false, 0, "0", "false"]);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+// A date, then optionally a time and an offset, as both databases read them.
+const ISO_DATE_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 // What an integer column holds on both databases (PostgreSQL's `integer`): a value beyond it is
 // refused as the field's size rule would, before any rule (`exists`) sends it to the database.
 const INTEGER_BOUNDS = { min: -2147483648, max: 2147483647 } as const;
@@ -58,10 +61,26 @@ export function attributeName(field: string): string {
   return field.replaceAll("_", " ");
 }
 
+/**
+ * Whether the `date` rule accepts the text: a calendar date, or text Date.parse reads (as PHP's
+ * strtotime reads loose text) naming a day of the years 1 to 9999, which both databases store.
+ */
 export function isValidDate(text: string): boolean {
-  if (!DATE.test(text)) return !Number.isNaN(Date.parse(text));
+  if (!DATE.test(text)) {
+    const year = new Date(Date.parse(text)).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }
   const date = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+/**
+ * A text the `date` rule accepted, as stored: a date or date-time in ISO form as given, loose text
+ * (`March 7, 2024`, or `fuzz-985` that V8 reads as the year 985) as the `YYYY-MM-DD` it names,
+ * since PostgreSQL reads no loose text as V8 does and SQLite would keep it unsortable.
+ */
+export function storedDate(text: string): string {
+  return ISO_DATE_TIME.test(text) ? text : new Date(Date.parse(text)).toISOString().slice(0, 10);
 }
 
 /** An e-mail address as the `email` rule accepts it (validator's check: linear, bounded to 254). */
@@ -171,7 +190,8 @@ export async function validate(
         break;
       }
     }
-    if (errors[field] === undefined) values[field] = value;
+    if (errors[field] === undefined)
+      values[field] = parsed.some((rule) => rule.name === "date") ? storedDate(String(value)) : value;
   }
   if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   return values;

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { rawBody, rawExchange } from "@anvil/core/testing";
 import { assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
+import { category } from "../support/items.ts";
 import { PNG, postMultipart } from "../support/uploads.ts";
 
 // Requests no well-behaved client sends: each answered in Snipe-IT's shape, never a 500 or a crash,
@@ -157,6 +158,60 @@ forEachInventory("inventory API: hostile requests", (inventory) => {
     assert.deepEqual(Object.keys(body.body.messages as object), ["address"]);
     const listed = await api<{ total: number }>(inventory, "GET", "/locations?search=NUL");
     assert.equal(listed.body.total, 0, "nothing was stored");
+  });
+
+  test("a path id beyond what a JS number holds exactly finds nothing, never a database error", async () => {
+    for (const [method, path] of [
+      ["GET", "/hardware/99999999999999999999"],
+      ["DELETE", "/hardware/99999999999999999999"],
+      ["GET", "/users/99999999999999999999"],
+      ["PATCH", "/locations/9007199254740993"],
+    ]) {
+      const answer = await api<Envelope>(inventory, method, path, {
+        body: method === "PATCH" ? {} : undefined,
+      });
+      console.log("PROBE", method, path, answer.status, JSON.stringify(answer.body));
+      assert.equal(answer.body.status, "error");
+      assert.match(String(answer.body.messages), /not (exist|found)/i);
+    }
+  });
+
+  test("a NUL character escaped in the JSON of an asset filter is a validation error, not a database error", async () => {
+    for (const filter of ['{"name":"\\u0000"}', '{"\\u0000":"x"}']) {
+      for (const path of ["/hardware", "/hardware/audit/due-or-overdue"]) {
+        const answer = await api<Envelope>(inventory, "GET", `${path}?filter=${encodeURIComponent(filter)}`);
+        assert.equal(answer.status, 200, `${path} ${filter}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual(answer.body.messages, {
+          filter: ["The filter field must not contain NUL characters."],
+        });
+      }
+    }
+  });
+
+  test("a date the date rule reads loosely is stored as the YYYY-MM-DD it names, never a database error", async () => {
+    const categoryId = await category(inventory, "component", "Loose dates");
+    for (const [given, stored] of [
+      ["fuzz-985", "0985-01-01"],
+      ["March 7, 2024", "2024-03-07"],
+    ]) {
+      const answer = await api<Envelope<{ purchase_date: { date: string } }>>(
+        inventory,
+        "POST",
+        "/components",
+        {
+          body: { name: "Loosely dated", qty: 2, category_id: categoryId, purchase_date: given },
+        },
+      );
+      assert.equal(answer.status, 200, `${given}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.status, "success", given);
+      assert.equal(answer.body.payload.purchase_date.date, stored, given);
+    }
+    const outside = await api<Envelope>(inventory, "POST", "/components", {
+      body: { name: "Far future", qty: 2, category_id: categoryId, purchase_date: "x-99999" },
+    });
+    assert.deepEqual(outside.body.messages, {
+      purchase_date: ["The purchase date field must be a valid date."],
+    });
   });
 
   test("CONNECT and unknown methods get an answer in the envelope; the connection closes after it", async () => {
