@@ -7,6 +7,7 @@ import {
   NotFound,
   readBool,
 } from "@anvil/core";
+import isSafeRegex from "safe-regex2";
 import { insertRecord, type Row, updateRecord } from "../repositories/records.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import type { Caller } from "./permissions.ts";
@@ -95,7 +96,12 @@ const CLOSING_DELIMITERS: Record<string, string> = { "(": ")", "[": "]", "{": "}
 // The PCRE modifiers JavaScript also has; a pattern using others is refused rather than half-honoured.
 const MODIFIERS = new Set(["i", "m", "s", "u"]);
 
-/** The expression of a Laravel `regex:/…/flags` rule; undefined when JavaScript cannot run it. */
+/**
+ * The expression of a Laravel `regex:/…/flags` rule; undefined when JavaScript cannot run it, or
+ * when it nests repetitions (`(a+)+`): V8 backtracks, and such a pattern would take hours on a
+ * value crafted for it, so a field may not have one (Snipe-IT takes any), and a stored one refuses
+ * every value rather than stall the process.
+ */
 export function regexOf(rule: string): RegExp | undefined {
   if (!rule.startsWith("regex:")) return undefined;
   const body = rule.slice("regex:".length);
@@ -106,8 +112,10 @@ export function regexOf(rule: string): RegExp | undefined {
   const flags = body.slice(end + 1);
   if ([...flags].some((flag) => !MODIFIERS.has(flag)) || new Set(flags).size !== flags.length)
     return undefined;
+  const pattern = body.slice(1, end);
+  if (!isSafeRegex(pattern)) return undefined;
   try {
-    return new RegExp(body.slice(1, end), flags);
+    return new RegExp(pattern, flags);
   } catch {
     return undefined;
   }

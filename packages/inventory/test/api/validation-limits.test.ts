@@ -104,6 +104,44 @@ forEachInventory("inventory API: rules reading request data are linear and bound
     }
   });
 
+  test("a format of the field's own that nests repetitions is refused; a flat one runs linearly", async () => {
+    for (const format of ["regex:/^(a+)+$/", "regex:/^(?:[a-z]*,)*$/i", "regex:/^((ab)*)+c$/"]) {
+      const refused = await api<Envelope>(inventory, "POST", "/fields", {
+        body: { name: `Nested ${format}`, element: "text", format },
+      });
+      assert.equal(refused.body.status, "error", format);
+      assert.deepEqual(refused.body.messages, { format: ["The selected format is invalid."] }, format);
+    }
+    const field = await api<Envelope<{ id: number; db_column: string }>>(inventory, "POST", "/fields", {
+      body: { name: "Flat pattern", element: "text", format: "regex:/^[a-z]+-[0-9]+$/" },
+    });
+    assert.equal(field.body.status, "success", JSON.stringify(field.body));
+    const fieldset = await api<Envelope<{ id: number }>>(inventory, "POST", "/fieldsets", {
+      body: { name: "Flat" },
+    });
+    await api(inventory, "POST", `/fields/${field.body.payload.id}/associate`, {
+      body: { fieldset_id: fieldset.body.payload.id },
+    });
+    const model = await api<Envelope<{ id: number }>>(inventory, "POST", "/models", {
+      body: { name: "Flat model", category_id: f.categoryId, fieldset_id: fieldset.body.payload.id },
+    });
+    const column = field.body.payload.db_column;
+    const refused = await timed("POST", "/hardware", {
+      asset_tag: "FLAT-1",
+      model_id: model.body.payload.id,
+      status_id: f.deployable,
+      [column]: `${"a".repeat(MEGABYTE)}-`,
+    });
+    assert.ok(column in (refused.messages as object), JSON.stringify(refused.messages));
+    const accepted = await timed("POST", "/hardware", {
+      asset_tag: "FLAT-2",
+      model_id: model.body.payload.id,
+      status_id: f.deployable,
+      [column]: "ab-12",
+    });
+    assert.equal(accepted.status, "success", JSON.stringify(accepted.messages));
+  });
+
   test("an integer beyond the database's integer columns is refused, never a 500", async () => {
     const answer = await api<Envelope>(inventory, "POST", "/accessories", {
       body: {
