@@ -18,7 +18,7 @@ export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
-export { branchNameProblem, checkBranchName, isBranchName, MAX_BRANCH_NAME_LENGTH } from "./ref-name.ts";
+export { checkBranchName, isBranchName } from "./ref-name.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
 export {

@@ -6,7 +6,7 @@ import { Invalid } from "@anvil/core";
 // that, a name would reach git as an argument the kernel refuses (E2BIG) or a file name too long.
 
 /** Gitea's MaxSize(100) on default_branch, new_branch and the other branch fields. */
-export const MAX_BRANCH_NAME_LENGTH = 100;
+const MAX_BRANCH_NAME_LENGTH = 100;
 
 // Control characters and DEL are refused by code below; these anywhere.
 const FORBIDDEN_CHARACTERS = " ~^:?*[\\";
@@ -21,7 +21,7 @@ function hasForbiddenCharacter(name: string): boolean {
 }
 
 /** Which of Gitea's rules `name` breaks as a branch name, as its binding names them; undefined if none. */
-export function branchNameProblem(name: string): "MaxSize" | "GitRefName" | undefined {
+function branchNameProblem(name: string): "MaxSize" | "GitRefName" | undefined {
   // Counted in characters, as Gitea does; the UTF-16 length bounds the count before it is made.
   if (name.length > MAX_BRANCH_NAME_LENGTH && [...name].length > MAX_BRANCH_NAME_LENGTH) return "MaxSize";
   const valid =

@@ -20,6 +20,7 @@ import {
 import { ACCESS_NONE, ACCESS_OWNER, ACCESS_READ, canSee, repositoryPermission } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import type { Caller } from "./auth.ts";
+import { organizationPermissions } from "./organizations.ts";
 import {
   checkPublicOnly,
   getRepository,
@@ -29,7 +30,7 @@ import {
   type Storage,
 } from "./repositories.ts";
 import { moveRepository } from "./repository-storage.ts";
-import { canCreateOrgRepo, HIDDEN, roleIn } from "./teams.ts";
+import { HIDDEN } from "./teams.ts";
 
 // Gitea's rules for POST /repos/{owner}/{repo}/transfer and its accept and reject: the move is
 // immediate for a site admin, for a transfer to oneself, and into an organization where the doer
@@ -57,8 +58,7 @@ function alreadyExists(owner: AccountRow, repository: RepositoryRow): Invalid {
 }
 
 async function mayCreateRepositoryIn(database: ForgeDatabase, org: AccountRow, user: AccountRow) {
-  const role = await roleIn(database, org.id, user);
-  return role.owner || role.teams.some(canCreateOrgRepo);
+  return (await organizationPermissions(database, org, user)).can_create_repository;
 }
 
 /** The teams named by id, each of the organization `org` (Gitea's 422 and 403 otherwise). */

@@ -13,7 +13,7 @@ import {
   listBranches,
   listCommits,
 } from "../../git/index.ts";
-import { findUsersByEmails } from "../../repositories/accounts.ts";
+import { type AccountRow, findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
 import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
 import type { ForgeDatabase } from "../../services/accounts.ts";
@@ -44,14 +44,25 @@ const CommitsQuery = Type.Object({
   limit: Type.Optional(Type.String()),
 });
 
-/** Collaborators, topics, branches and commits of a repository. */
-/** The forge user names of the branches' head commit authors and committers, by e-mail address. */
-async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise<(email: string) => string> {
+/** The forge users the commits' author and committer e-mail addresses name. */
+async function commitUsers(
+  database: ForgeDatabase,
+  commits: Commit[],
+): Promise<(email: string) => AccountRow | undefined> {
   const users = await findUsersByEmails(
     database.db,
-    branches.flatMap(({ commit }) => [commit.author.email, commit.committer.email]),
+    commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
   );
-  return (email) => users.get(email.toLowerCase())?.name ?? "";
+  return (email) => users.get(email.toLowerCase());
+}
+
+/** The forge user names of the branches' head commit authors and committers, by e-mail address. */
+async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise<(email: string) => string> {
+  const userOf = await commitUsers(
+    database,
+    branches.map((branch) => branch.commit),
+  );
+  return (email) => userOf(email)?.name ?? "";
 }
 
 /** Renders commits as Gitea does, with the forge users their author and committer e-mails name. */
@@ -61,12 +72,9 @@ async function commitRenderer(
   fullName: string,
   request: FastifyRequest,
 ): Promise<(commit: Commit) => ReturnType<typeof toApiCommit>> {
-  const users = await findUsersByEmails(
-    database.db,
-    commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
-  );
+  const userOf = await commitUsers(database, commits);
   const apiUser = (email: string) => {
-    const account = users.get(email.toLowerCase());
+    const account = userOf(email);
     return account && toApiUser(account, request.caller?.account, request.rootUrl);
   };
   return (commit) =>
@@ -76,6 +84,7 @@ async function commitRenderer(
     });
 }
 
+/** Collaborators, topics, branches and commits of a repository. */
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };

@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { RepoParams } from "../../schemas/repos.ts";
-import { ACCESS_ADMIN, repositoryPermission } from "../../services/access.ts";
+import { ACCESS_ADMIN } from "../../services/access.ts";
 import {
   acceptTransfer,
   rejectTransfer,
@@ -9,7 +9,7 @@ import {
 } from "../../services/transfers.ts";
 import type { ApiContext } from "./context.ts";
 import { signedIn } from "./context.ts";
-import { renderRepository, requestedRepository } from "./repos.ts";
+import { renderRepository, renderRepositoryFor, requestedRepository } from "./repos.ts";
 
 const TransferRepoOption = Type.Object({
   new_owner: Type.String(),
@@ -42,10 +42,9 @@ export function registerTransfers(context: ApiContext): void {
       const caller = signedIn(request);
       const found = await transferringRepository(database, request.params, caller);
       const { repository, owner } = await acceptTransfer(database, storage, found, caller.account);
-      const permission = await repositoryPermission(database, repository, owner, caller.account);
       return reply
         .status(202)
-        .send(await renderRepository(context, request, { repository, owner, permission }));
+        .send(await renderRepositoryFor(context, request, repository, owner, caller.account));
     },
   );
 
