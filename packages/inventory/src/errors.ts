@@ -4,7 +4,7 @@ import {
   type ErrorContext,
   Forbidden,
   type HttpProblem,
-  TooManyRequests,
+  type TooManyRequests,
   type ValidationIssue,
 } from "@anvil/core";
 
@@ -48,14 +48,13 @@ export function mapInventoryError(problem: HttpProblem, context: ErrorContext): 
       if (error instanceof ReadOnlyToken) return { status: 403, body: envelope(error.message) };
       if (error.kind === "forbidden") return { status: 403, body: { message: error.message } };
       // As Laravel's throttle answers: 429 whatever X-Api-Strict-Status says.
-      if (error.kind === "too-many-requests") {
-        const retryAfter = error instanceof TooManyRequests ? error.retryAfter : 60;
+      // Only TooManyRequests carries this kind: the API throttle's and the sign-in limit's.
+      if (error.kind === "too-many-requests")
         return {
           status: 429,
           body: envelope("Too many requests"),
-          headers: { "retry-after": String(retryAfter) },
+          headers: { "retry-after": String((error as TooManyRequests).retryAfter) },
         };
-      }
       if (error instanceof Refused)
         return {
           status: strict(context) ? 409 : 200,

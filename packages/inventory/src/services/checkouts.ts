@@ -332,7 +332,8 @@ export async function checkoutComponent(
     });
     const asked = values.assigned_qty as number;
     const assetId = values.assigned_to as number;
-    if (!(await holderExists(trx, caller, "asset", assetId)))
+    // `exists:assets` found the asset; only a company may still hide it from the caller.
+    if (!(await rowVisibleTo(trx, caller, "assets", assetId)))
       throw new ComponentCheckoutInvalid({ assigned_to: ["The selected assigned to is invalid."] });
     const installed = await trx
       .selectFrom("components_assets")

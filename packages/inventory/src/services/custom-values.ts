@@ -14,7 +14,7 @@ import {
 import { type FieldCipher, fieldCipher } from "./field-encryption.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
-import { attributeName, isEmailAddress, isUrl, isValidDate } from "./validation.ts";
+import { attributeName, dayOf, isEmailAddress, isUrl, isValidDate } from "./validation.ts";
 
 // An asset's custom field values (spec §7.3, §7.4): one row per asset and field in
 // asset_custom_values, read and written by the field's column name. Which fields an asset has is
@@ -77,8 +77,7 @@ const FORMAT_RULES: Readonly<Record<string, { test: (value: string) => boolean; 
 /** A value as sent, made the text stored: a date as `YYYY-MM-DD`, a boolean as 1 or 0. */
 function normalized(rule: string, text: string): string {
   if (rule === "boolean") return BOOLEANS[text.toLowerCase()];
-  if (rule === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(text))
-    return new Date(Date.parse(text)).toISOString().slice(0, 10);
+  if (rule === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(text)) return dayOf(text);
   return text;
 }
 

@@ -1,4 +1,4 @@
-import { type AnyKysely, Invalid } from "@anvil/core";
+import { type AnyKysely, INTEGER_COLUMN, Invalid } from "@anvil/core";
 import { type TSchema, Type } from "typebox";
 import validator from "validator";
 
@@ -25,7 +25,7 @@ const ISO_DATE_TIME =
   /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 // What an integer column holds on both databases (PostgreSQL's `integer`): a value beyond it is
 // refused as the field's size rule would, before any rule (`exists`) sends it to the database.
-const INTEGER_BOUNDS = { min: -2147483648, max: 2147483647 } as const;
+const INTEGER_BOUNDS = { min: INTEGER_COLUMN.minimum, max: INTEGER_COLUMN.maximum } as const;
 // Tables whose rows are removed rather than soft-deleted: `exists` needs no deleted_at test there.
 const HARD_DELETED = new Set(["permission_groups", "custom_fieldsets"]);
 
@@ -80,7 +80,12 @@ export function isValidDate(text: string): boolean {
  * since PostgreSQL reads no loose text as V8 does and SQLite would keep it unsortable.
  */
 export function storedDate(text: string): string {
-  return ISO_DATE_TIME.test(text) ? text : new Date(Date.parse(text)).toISOString().slice(0, 10);
+  return ISO_DATE_TIME.test(text) ? text : dayOf(text);
+}
+
+/** The `YYYY-MM-DD` a date text the `date` rule accepted names. */
+export function dayOf(text: string): string {
+  return new Date(Date.parse(text)).toISOString().slice(0, 10);
 }
 
 /** An e-mail address as the `email` rule accepts it (validator's check: linear, bounded to 254). */

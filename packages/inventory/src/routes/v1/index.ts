@@ -1,4 +1,4 @@
-import { type HttpServer, Unauthorized } from "@anvil/core";
+import { type HttpServer, TooManyRequests, Unauthorized } from "@anvil/core";
 import { ReadOnlyToken } from "../../errors.ts";
 import { RESOURCES } from "../../resources/index.ts";
 import { withCompanyScope } from "../../services/companies.ts";
@@ -57,10 +57,7 @@ function guarded(scope: unknown, database: InventoryDatabase, options: ApiOption
       const verdict = await throttle(database, caller.user.id, options.throttlePerMinute);
       reply.header("x-ratelimit-limit", verdict.limit);
       reply.header("x-ratelimit-remaining", verdict.remaining);
-      if (!verdict.allowed) {
-        reply.header("retry-after", verdict.retryAfter);
-        return reply.status(429).send({ status: "error", messages: "Too many requests", payload: null });
-      }
+      if (!verdict.allowed) throw new TooManyRequests("Too many requests", verdict.retryAfter);
     }
     if (caller.readOnly && !READS.has(request.method)) throw new ReadOnlyToken();
   });
