@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { addForgeAdminCommands } from "./forge-admin.ts";
 import { addInventoryAdminCommands } from "./inventory-admin.ts";
 import { addSettingOptions, type SettingFlag, settingFlags, settingKeys } from "./options.ts";
-import { databaseUrl, loadSettings } from "./settings.ts";
+import { databaseUrl, loadSettings, type SettingKey, settingsSpec } from "./settings.ts";
 
 // Services are imported when a command needs them, so `anvil hooks` and `--help` start fast.
 
@@ -21,37 +21,12 @@ const common: SettingFlag[] = [
   { key: "shutdown-grace" },
 ];
 
-const SERVICE_SETTINGS = [
-  "port",
-  "database",
-  "root-url",
-  "database-pool-size",
-  "statement-cache-size",
-] as const;
-
-/** A service's own settings; `forge serve` offers them without the prefix (--port). */
+/** A service's own settings, in the spec's order; `forge serve` offers them without the prefix (--port). */
 function serviceFlags(service: "forge" | "inventory", short: boolean): SettingFlag[] {
-  const flags: SettingFlag[] = SERVICE_SETTINGS.map((setting) => ({
-    key: `${service}.${setting}`,
-    flag: short ? `--${setting}` : undefined,
-  }));
-  if (service === "forge") {
-    for (const setting of [
-      "ssh-port",
-      "default-paging-num",
-      "max-response-items",
-      "login-failures-per-account",
-      "login-failures-per-address",
-      "login-failure-window",
-      "login-trusted-address-days",
-      "max-creation-limit",
-    ] as const)
-      flags.push({ key: `forge.${setting}`, flag: short ? `--${setting}` : undefined });
-  } else {
-    for (const setting of ["api-throttle-per-minute", "full-multiple-companies-support"] as const)
-      flags.push({ key: `inventory.${setting}`, flag: short ? `--${setting}` : undefined });
-  }
-  return flags;
+  const prefix = `${service}.`;
+  return (Object.keys(settingsSpec) as SettingKey[])
+    .filter((key) => key.startsWith(prefix))
+    .map((key) => ({ key, flag: short ? `--${key.slice(prefix.length)}` : undefined }));
 }
 
 function load(options: Record<string, unknown>, flags: SettingFlag[]) {

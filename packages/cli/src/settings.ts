@@ -11,6 +11,7 @@ import {
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const atLeastOne = { test: (n: number) => n >= 1, expected: "a whole number of at least 1" };
+const zeroOrMore = { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" };
 
 function isRootUrl(text: string): boolean {
   if (text === "") return true;
@@ -120,14 +121,14 @@ export const settingsSpec = {
     default: DEFAULT_LOGIN_LIMITS.accountFailures,
     description:
       "failed password logins (API basic auth, git over HTTP) to one account name within the window before more are refused with 429 (0: no limit)",
-    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+    accepts: zeroOrMore,
   } as ConfigKey<"integer">,
   "forge.login-failures-per-address": {
     type: "integer",
     default: DEFAULT_LOGIN_LIMITS.addressFailures,
     description:
       "failed password logins from one client address (an IPv6 /64) within the window before more are refused with 429 (0: no limit)",
-    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+    accepts: zeroOrMore,
   } as ConfigKey<"integer">,
   "forge.login-failure-window": {
     type: "integer",
@@ -140,7 +141,7 @@ export const settingsSpec = {
     default: DEFAULT_LOGIN_LIMITS.trustSeconds / 86_400,
     description:
       "days an address that signed in to an account stays exempt from that account's failure limit (0: never)",
-    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+    accepts: zeroOrMore,
   } as ConfigKey<"integer">,
   "forge.max-creation-limit": {
     type: "integer",
@@ -155,7 +156,7 @@ export const settingsSpec = {
     default: 120,
     description:
       "API requests per user per minute before 429 (Snipe-IT's API_THROTTLE_PER_MINUTE; 0: no limit)",
-    accepts: { test: (n: number) => n >= 0, expected: "a whole number, 0 or more" },
+    accepts: zeroOrMore,
   } as ConfigKey<"integer">,
   "inventory.full-multiple-companies-support": {
     type: "boolean",

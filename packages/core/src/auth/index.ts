@@ -1,10 +1,5 @@
 export { createLoginThrottleTable } from "./login-throttle.ts";
-export {
-  checkPasswordLogin,
-  type PasswordAccounts,
-  type PasswordLogin,
-  TOO_MANY_LOGINS,
-} from "./password-login.ts";
+export { checkPasswordLogin, type PasswordAccounts, type PasswordLogin } from "./password-login.ts";
 export {
   hashPassword,
   OWASP_SCRYPT_COST,

@@ -12,7 +12,7 @@ import type { AnyKysely } from "../db/database.ts";
 // to an account recently stays exempt from that account's limit (not from its own), so strangers'
 // failures cannot lock a user out of the places they already use.
 
-export const LOGIN_THROTTLE_TABLE = "login_throttle";
+const LOGIN_THROTTLE_TABLE = "login_throttle";
 
 /** Creates the table; each service's own migration calls it, as the service owns its database. */
 export async function createLoginThrottleTable(db: AnyKysely): Promise<void> {

@@ -26,7 +26,7 @@ export interface PasswordLogin extends LoginAttempt {
   password: string;
 }
 
-export const TOO_MANY_LOGINS = "too many failed login attempts, try again later";
+const TOO_MANY_LOGINS = "too many failed login attempts, try again later";
 
 /**
  * The account whose name and password these are, or undefined; throws TooManyRequests when the

@@ -1,5 +1,5 @@
 /** How deep a JSON body may nest; neither API has a body deeper than a handful of levels. */
-export const MAX_BODY_DEPTH = 32;
+const MAX_BODY_DEPTH = 32;
 
 /** A JSON body nested deeper than MAX_BODY_DEPTH: a malformed body (it would overflow the stack later). */
 export class BodyTooDeep extends Error {

@@ -162,13 +162,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   // A callback hook too: most routes have no `authorize`, and they should not pay for a promise.
   app.addHook("preParsing", (request, _reply, payload, done) => {
-    if (BODY_IGNORED.has(request.method) && !request.routeOptions.schema?.body) {
+    // One read: fastify builds the route options object anew on every access.
+    const { schema, config } = request.routeOptions;
+    if (BODY_IGNORED.has(request.method) && !schema?.body) {
       // Not read at all, whatever its type: Node discards it once the answer is sent.
       delete request.headers["content-type"];
       delete request.headers["content-length"];
       delete request.headers["transfer-encoding"];
     }
-    const authorize = request.routeOptions.config.authorize;
+    const authorize = config.authorize;
     if (!authorize) return done(null, payload);
     Promise.resolve()
       .then(() => authorize(request))
