@@ -5,6 +5,7 @@ import { repositories } from "./0003_repositories.ts";
 import { publicKeys } from "./0004_public_keys.ts";
 import { emailsTransfers } from "./0005_emails_transfers.ts";
 import { loginThrottle } from "./0007_login_throttle.ts";
+import { issues } from "./0008_issues.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
 export const migrations: readonly NamedMigration[] = [
@@ -14,4 +15,5 @@ export const migrations: readonly NamedMigration[] = [
   publicKeys,
   emailsTransfers,
   loginThrottle,
+  issues,
 ];

@@ -67,6 +67,12 @@ export interface RepositoryTable {
   is_template: Generated<Bool>;
   created_at: Time;
   updated_at: Time;
+  /** The last issue or pull number given out; the next one is this plus one. */
+  last_issue_index: Generated<number>;
+  num_issues: Generated<number>;
+  num_closed_issues: Generated<number>;
+  num_pulls: Generated<number>;
+  num_closed_pulls: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */
@@ -153,6 +159,105 @@ export interface RepoTransferTable {
   created_at: Time;
 }
 
+/** A repository's label (repo_id) or an organization's, usable on its repositories (org_id). */
+export interface LabelTable {
+  id: Generated<number>;
+  repo_id: number | null;
+  org_id: number | null;
+  name: string;
+  exclusive: Generated<Bool>;
+  /** Six lowercase hex digits, without '#'. */
+  color: string;
+  description: Generated<string>;
+  archived_at: Generated<Time | null>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface MilestoneTable {
+  id: Generated<number>;
+  repo_id: number;
+  name: string;
+  description: Generated<string>;
+  is_closed: Generated<Bool>;
+  num_issues: Generated<number>;
+  num_closed_issues: Generated<number>;
+  due_on: Generated<Time | null>;
+  closed_at: Generated<Time | null>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** An issue or a pull request; both take their `number` from the repository's counter. */
+export interface IssueTable {
+  id: Generated<number>;
+  repo_id: number;
+  number: number;
+  poster_id: number;
+  title: string;
+  body: Generated<string>;
+  ref: Generated<string>;
+  is_pull: Generated<Bool>;
+  is_closed: Generated<Bool>;
+  is_locked: Generated<Bool>;
+  milestone_id: Generated<number | null>;
+  /** 0 when not pinned, else the position among the repository's pinned issues. */
+  pin_order: Generated<number>;
+  num_comments: Generated<number>;
+  deadline: Generated<Time | null>;
+  created_at: Time;
+  updated_at: Time;
+  closed_at: Generated<Time | null>;
+}
+
+export interface IssueLabelTable {
+  issue_id: number;
+  label_id: number;
+}
+
+export interface IssueAssigneeTable {
+  issue_id: number;
+  account_id: number;
+}
+
+/** Who follows an issue, or chose not to (Gitea's issue_watch). */
+export interface IssueWatchTable {
+  issue_id: number;
+  account_id: number;
+  is_watching: Bool;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A comment (type 0) or a timeline event (Gitea's CommentType numbers) on an issue. */
+export interface CommentTable {
+  id: Generated<number>;
+  issue_id: number;
+  repo_id: number;
+  poster_id: number;
+  type: Generated<number>;
+  body: Generated<string>;
+  label_id: Generated<number | null>;
+  milestone_id: Generated<number | null>;
+  old_milestone_id: Generated<number | null>;
+  assignee_id: Generated<number | null>;
+  removed_assignee: Generated<Bool>;
+  old_title: Generated<string>;
+  new_title: Generated<string>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A reaction on an issue (comment_id 0) or on one of its comments. */
+export interface ReactionTable {
+  id: Generated<number>;
+  issue_id: number;
+  comment_id: Generated<number>;
+  account_id: number;
+  content: string;
+  created_at: Time;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -167,6 +272,14 @@ export interface ForgeTables {
   team_user: TeamUserTable;
   email_address: EmailAddressTable;
   repo_transfer: RepoTransferTable;
+  label: LabelTable;
+  milestone: MilestoneTable;
+  issue: IssueTable;
+  issue_label: IssueLabelTable;
+  issue_assignee: IssueAssigneeTable;
+  issue_watch: IssueWatchTable;
+  comment: CommentTable;
+  reaction: ReactionTable;
 }
 
 export const ACCOUNT_USER = 0;
