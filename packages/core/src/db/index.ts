@@ -28,3 +28,11 @@ export {
 export { type MigrationReport, migrate, type NamedMigration } from "./migrator.ts";
 export { prepared } from "./prepared.ts";
 export { RowMemo } from "./row-memo.ts";
+export {
+  createTextIndex,
+  indexText,
+  indexTexts,
+  matchingDocs,
+  removeText,
+  type TextIndexOptions,
+} from "./text-search.ts";
