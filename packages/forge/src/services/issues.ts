@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { type IssueRepository, type IssueView, toApiIssue } from "../convert/issue.ts";
 import { type AccountRow, findAccountByName, findAccountsByIds } from "../repositories/accounts.ts";
 import { EVENT, insertTimelineEvent } from "../repositories/issue-events.ts";
+import { indexIssues } from "../repositories/issue-search.ts";
 import {
   allocateIssueNumber,
   assigneesOfIssues,
@@ -301,6 +302,7 @@ export async function createIssue(
       created_at: now,
       updated_at: now,
     });
+    await indexIssues(trx, [issue]);
     await moveRepositoryCounters(trx, repoId, false, { total: 1, closed: 0 });
     const event = { issue_id: issue.id, repo_id: repoId, poster_id: doer.id };
     await insertIssueLabels(
