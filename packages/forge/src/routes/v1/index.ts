@@ -8,6 +8,7 @@ import { registerAdminUsers } from "./admin-users.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
+import { registerIssues } from "./issues.ts";
 import { registerKeys } from "./keys.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
@@ -128,6 +129,7 @@ export async function registerApiV1(
       registerRepoParts(context);
       registerTransfers(context);
       registerOrgRepos(context);
+      registerIssues(context);
     },
     { prefix: "/api/v1" },
   );
