@@ -25,7 +25,10 @@ export interface Window {
   limit: number;
 }
 
-export async function insertComment(db: Kysely<ForgeTables>, comment: Insertable<CommentTable>): Promise<CommentRow> {
+export async function insertComment(
+  db: Kysely<ForgeTables>,
+  comment: Insertable<CommentTable>,
+): Promise<CommentRow> {
   return db.insertInto("comment").values(comment).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -99,7 +102,12 @@ export async function listIssueComments(
 ): Promise<{ rows: CommentInIssue[]; total: number }> {
   const query = filtered(db, filter).where("comment.issue_id", "=", issueId);
   const [rows, total] = await Promise.all([
-    query.orderBy("comment.created_at").orderBy("comment.id").limit(window.limit).offset(window.offset).execute(),
+    query
+      .orderBy("comment.created_at")
+      .orderBy("comment.id")
+      .limit(window.limit)
+      .offset(window.offset)
+      .execute(),
     countRows(db, query),
   ]);
   return { rows, total };
@@ -118,7 +126,12 @@ export async function listRepositoryComments(
   let query = filtered(db, filter).where("comment.repo_id", "=", repoId);
   if (filter.isPull !== undefined) query = query.where("issue.is_pull", "=", filter.isPull);
   const [rows, total] = await Promise.all([
-    query.orderBy("comment.created_at").orderBy("comment.id").limit(window.limit).offset(window.offset).execute(),
+    query
+      .orderBy("comment.created_at")
+      .orderBy("comment.id")
+      .limit(window.limit)
+      .offset(window.offset)
+      .execute(),
     countRows(db, query),
   ]);
   return { rows, total };

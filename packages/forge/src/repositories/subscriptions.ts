@@ -35,7 +35,13 @@ export async function saveWatchChoice(
 ): Promise<void> {
   await db
     .insertInto("issue_watch")
-    .values({ issue_id: issueId, account_id: accountId, is_watching: watching, created_at: now, updated_at: now })
+    .values({
+      issue_id: issueId,
+      account_id: accountId,
+      is_watching: watching,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict((conflict) =>
       conflict.columns(["issue_id", "account_id"]).doUpdateSet({ is_watching: watching, updated_at: now }),
     )

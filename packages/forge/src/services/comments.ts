@@ -16,7 +16,14 @@ import {
   updateCommentBody,
   type Window,
 } from "../repositories/comments.ts";
-import { findIssueByNumber, type IssueRow } from "../repositories/issues.ts";
+import {
+  findIssueByNumber,
+  type IssueRow,
+  type LabelRow,
+  type MilestoneRow,
+  milestonesByIds,
+  usableLabels,
+} from "../repositories/issues.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_READ, accessTo } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
@@ -38,7 +45,9 @@ export function timeFilter(
   query: { since?: string; before?: string },
 ): Pick<CommentFilter, "since" | "before"> {
   const stored = (value: string | undefined, field: string) =>
-    value === undefined || value === "" ? undefined : toStoredTime(parseApiTime(value, field), database.dialect);
+    value === undefined || value === ""
+      ? undefined
+      : toStoredTime(parseApiTime(value, field), database.dialect);
   return { since: stored(query.since, "since"), before: stored(query.before, "before") };
 }
 
@@ -80,8 +89,62 @@ export async function issueComments(
   window: Window,
 ): Promise<CommentPage> {
   const issue = await getIssue(database, context, index);
-  const page = await listIssueComments(database.db, issue.id, { ...times, type: COMMENT_TYPE_COMMENT }, window);
+  const page = await listIssueComments(
+    database.db,
+    issue.id,
+    { ...times, type: COMMENT_TYPE_COMMENT },
+    window,
+  );
   return withPosters(database.db, page);
+}
+
+/** A timeline page: its rows with their posters, and the labels, milestones and users they name. */
+export interface TimelinePage extends CommentPage {
+  labels: Map<number, LabelRow>;
+  milestones: Map<number, MilestoneRow>;
+  users: Map<number, AccountRow>;
+}
+
+/** Issue `index`'s timeline: every comment-table row of it, comments and events, oldest first. */
+export async function issueTimeline(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  index: string,
+  times: Pick<CommentFilter, "since" | "before">,
+  window: Window,
+): Promise<TimelinePage> {
+  const issue = await getIssue(database, context, index);
+  const { db } = database;
+  const page = await listIssueComments(db, issue.id, times, window);
+  const ids = (pick: (row: CommentInIssue) => number | null) =>
+    page.rows.flatMap((row) => {
+      const id = pick(row);
+      // Gitea writes 0 for "none" where a row names no milestone.
+      return id === null || id === 0 ? [] : [id];
+    });
+  const [posters, labels, milestones, users] = await Promise.all([
+    findAccountsByIds(
+      db,
+      page.rows.map((row) => row.poster_id),
+    ),
+    usableLabels(
+      db,
+      context.repository,
+      ids((row) => row.label_id),
+    ),
+    milestonesByIds(db, [...ids((row) => row.milestone_id), ...ids((row) => row.old_milestone_id)]),
+    findAccountsByIds(
+      db,
+      ids((row) => row.assignee_id),
+    ),
+  ]);
+  return {
+    ...page,
+    posters,
+    labels: new Map(labels.map((label) => [label.id, label])),
+    milestones,
+    users,
+  };
 }
 
 /**
@@ -204,7 +267,8 @@ export async function getComment(
 ): Promise<CommentLookup> {
   const found = await commentOfRepository(database, context, id);
   if ("bare" in found) return found;
-  if (accessTo(context.permission, issueUnit(found.issue)) < ACCESS_READ) throw new NotFound("issue does not exist");
+  if (accessTo(context.permission, issueUnit(found.issue)) < ACCESS_READ)
+    throw new NotFound("issue does not exist");
   if (found.row.type !== COMMENT_TYPE_COMMENT) return { bare: 204 };
   return { comment: { row: found.row, poster: await posterOf(database, found.row) }, issue: found.issue };
 }

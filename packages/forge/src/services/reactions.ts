@@ -44,7 +44,11 @@ interface Subject {
   target: ReactionTarget;
 }
 
-async function issueSubject(database: ForgeDatabase, context: RepositoryContext, index: string): Promise<Subject> {
+async function issueSubject(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  index: string,
+): Promise<Subject> {
   const issue = await getIssue(database, context, index);
   return { issue, target: { issueId: issue.id, commentId: 0 } };
 }
@@ -73,7 +77,12 @@ async function commentSubject(
 /** Where a reaction request points: issue `index`, or comment `id` of the repository. */
 export type ReactionPlace = { index: string } | { commentId: string };
 
-function subject(database: ForgeDatabase, context: RepositoryContext, place: ReactionPlace, reading: boolean) {
+function subject(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  place: ReactionPlace,
+  reading: boolean,
+) {
   if ("index" in place) return issueSubject(database, context, place.index);
   return commentSubject(database, context, place.commentId, () =>
     reading ? new Forbidden("no permission to get reactions") : new NotFound(),

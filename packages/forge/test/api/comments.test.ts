@@ -40,7 +40,10 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
   }
 
   async function issue(path: string, number: number, token = cast.olive.token) {
-    const got = await api<IssueAnswer>(forge.url, "GET", `/repos/${path}/issues/${number}`, { token, shape: "Issue" });
+    const got = await api<IssueAnswer>(forge.url, "GET", `/repos/${path}/issues/${number}`, {
+      token,
+      shape: "Issue",
+    });
     assert.equal(got.status, 200);
     return got.body;
   }
@@ -108,8 +111,13 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       .insertInto("comment")
       .values({
         issue_id: opened.id,
-        repo_id: (await db().selectFrom("issue").select("repo_id").where("id", "=", opened.id).executeTakeFirstOrThrow())
-          .repo_id,
+        repo_id: (
+          await db()
+            .selectFrom("issue")
+            .select("repo_id")
+            .where("id", "=", opened.id)
+            .executeTakeFirstOrThrow()
+        ).repo_id,
         poster_id: cast.olive.id,
         type: 2,
         created_at: new Date().toISOString(),
@@ -128,7 +136,10 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     // Backdate the first comment to tell since and before apart.
     await db()
       .updateTable("comment")
-      .set({ updated_at: new Date("2020-01-01T00:00:00Z").toISOString(), created_at: new Date("2020-01-01T00:00:00Z").toISOString() })
+      .set({
+        updated_at: new Date("2020-01-01T00:00:00Z").toISOString(),
+        created_at: new Date("2020-01-01T00:00:00Z").toISOString(),
+      })
       .where("id", "=", ids[0])
       .execute();
     const since = await api<Comment[]>(forge.url, "GET", `${path}?since=2021-01-01T00:00:00Z`, {
@@ -139,10 +150,15 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       since.body.map((c) => c.body),
       ["two", "three"],
     );
-    const beforeAnswer = await api<Comment[]>(forge.url, "GET", `${path}?before=2021-01-01T00:00:00%2B01:00`, {
-      token: cast.rita.token,
-      shape: "Comment[]",
-    });
+    const beforeAnswer = await api<Comment[]>(
+      forge.url,
+      "GET",
+      `${path}?before=2021-01-01T00:00:00%2B01:00`,
+      {
+        token: cast.rita.token,
+        shape: "Comment[]",
+      },
+    );
     assert.deepEqual(
       beforeAnswer.body.map((c) => c.body),
       ["one"],
@@ -150,12 +166,19 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     const bad = await api<ErrorBody>(forge.url, "GET", `${path}?since=yesterday`, { token: cast.rita.token });
     assert.equal(bad.status, 422);
     assert.equal((await api(forge.url, "GET", path, { token: cast.ozzy.token })).status, 404);
-    assert.equal((await api(forge.url, "GET", path)).status, 404, "anonymous callers do not see a private repository");
+    assert.equal(
+      (await api(forge.url, "GET", path)).status,
+      404,
+      "anonymous callers do not see a private repository",
+    );
   });
 
   test("GET /repos/{o}/{r}/issues/comments: the repository's comments, paged with X-Total-Count and Link", async () => {
     // A repository of its own, so that earlier tests do not count.
-    const made = await api(forge.url, "POST", "/user/repos", { token: cast.walt.token, body: { name: "paged" } });
+    const made = await api(forge.url, "POST", "/user/repos", {
+      token: cast.walt.token,
+      body: { name: "paged" },
+    });
     assert.equal(made.status, 201);
     const path = `${cast.walt.login}/paged`;
     const first = await openIssue(forge.url, cast.walt.token, path);
@@ -180,16 +203,24 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     const links = page.headers.get("link") ?? "";
     assert.match(links, /page=1[^>]*>; rel="first"/);
     assert.match(links, /page=1[^>]*>; rel="prev"/);
-    const all = await api<Comment[]>(forge.url, "GET", `/repos/${path}/issues/comments?since=2000-01-01T00:00:00Z`, {
-      token: cast.ozzy.token,
-      shape: "Comment[]",
-    });
+    const all = await api<Comment[]>(
+      forge.url,
+      "GET",
+      `/repos/${path}/issues/comments?since=2000-01-01T00:00:00Z`,
+      {
+        token: cast.ozzy.token,
+        shape: "Comment[]",
+      },
+    );
     assert.deepEqual(
       all.body.map((c) => c.body),
       ["a", "b", "c"],
     );
     assert.equal((await api(forge.url, "GET", `/repos/${path}/issues/comments?before=nope`)).status, 422);
-    assert.equal((await api(forge.url, "GET", `/repos/${priv}/issues/comments`, { token: cast.ozzy.token })).status, 404);
+    assert.equal(
+      (await api(forge.url, "GET", `/repos/${priv}/issues/comments`, { token: cast.ozzy.token })).status,
+      404,
+    );
   });
 
   test("GET /issues/comments/{id}: 200, 404 for an unknown id, a bare 404 for a comment of another repository, 204 for an event", async () => {
@@ -201,19 +232,38 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     });
     assert.equal(got.status, 200);
     assert.deepEqual(got.body, made.body);
-    assert.equal((await api(forge.url, "GET", `/repos/${priv}/issues/comments/999999`, { token: cast.rita.token })).status, 404);
-    assert.equal((await api(forge.url, "GET", `/repos/${priv}/issues/comments/abc`, { token: cast.rita.token })).status, 404);
+    assert.equal(
+      (await api(forge.url, "GET", `/repos/${priv}/issues/comments/999999`, { token: cast.rita.token }))
+        .status,
+      404,
+    );
+    assert.equal(
+      (await api(forge.url, "GET", `/repos/${priv}/issues/comments/abc`, { token: cast.rita.token })).status,
+      404,
+    );
     const elsewhere = await bare(forge.url, "GET", `/repos/${pub}/issues/comments/${made.body.id}`, {
       token: cast.rita.token,
     });
     assert.deepEqual(elsewhere, { status: 404, text: "" });
-    assert.equal((await api(forge.url, "GET", `/repos/${priv}/issues/comments/${made.body.id}`, { token: cast.ozzy.token })).status, 404);
+    assert.equal(
+      (
+        await api(forge.url, "GET", `/repos/${priv}/issues/comments/${made.body.id}`, {
+          token: cast.ozzy.token,
+        })
+      ).status,
+      404,
+    );
     const event = await db()
       .insertInto("comment")
       .values({
         issue_id: opened.id,
-        repo_id: (await db().selectFrom("issue").select("repo_id").where("id", "=", opened.id).executeTakeFirstOrThrow())
-          .repo_id,
+        repo_id: (
+          await db()
+            .selectFrom("issue")
+            .select("repo_id")
+            .where("id", "=", opened.id)
+            .executeTakeFirstOrThrow()
+        ).repo_id,
         poster_id: cast.olive.id,
         type: 2,
         created_at: new Date().toISOString(),
@@ -221,10 +271,13 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    assert.deepEqual(await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${event.id}`, { token: cast.rita.token }), {
-      status: 204,
-      text: "",
-    });
+    assert.deepEqual(
+      await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${event.id}`, { token: cast.rita.token }),
+      {
+        status: 204,
+        text: "",
+      },
+    );
   });
 
   test("PATCH /issues/comments/{id}: the poster or a writer edits; others get a bare 403", async () => {
@@ -260,10 +313,21 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       }),
       { status: 403, text: "" },
     );
-    const empty = await api<ErrorBody>(forge.url, "PATCH", path, { token: cast.rita.token, body: { body: "" } });
+    const empty = await api<ErrorBody>(forge.url, "PATCH", path, {
+      token: cast.rita.token,
+      body: { body: "" },
+    });
     assert.equal(empty.status, 422);
     assert.equal(empty.body.message, "[Body]: Required");
-    assert.equal((await api(forge.url, "PATCH", `/repos/${pub}/issues/comments/999999`, { token: cast.rita.token, body: { body: "x" } })).status, 404);
+    assert.equal(
+      (
+        await api(forge.url, "PATCH", `/repos/${pub}/issues/comments/999999`, {
+          token: cast.rita.token,
+          body: { body: "x" },
+        })
+      ).status,
+      404,
+    );
     assert.deepEqual(
       await bare(forge.url, "PATCH", `/repos/${priv}/issues/comments/${mine.body.id}`, {
         token: cast.walt.token,
@@ -284,21 +348,54 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     const walts = await comment(cast.walt.token, pub, opened.number, { body: "walt's" });
     const olives = await comment(cast.olive.token, pub, opened.number, { body: "olive's" });
     assert.equal((await issue(pub, opened.number)).comments, 3);
-    assert.deepEqual(await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${walts.body.id}`, { token: cast.rita.token }), {
-      status: 403,
-      text: "",
-    });
+    assert.deepEqual(
+      await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${walts.body.id}`, {
+        token: cast.rita.token,
+      }),
+      {
+        status: 403,
+        text: "",
+      },
+    );
     assert.equal((await issue(pub, opened.number)).comments, 3);
-    assert.deepEqual(await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${ritas.body.id}`, { token: cast.rita.token }), {
-      status: 204,
-      text: "",
-    });
+    assert.deepEqual(
+      await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${ritas.body.id}`, {
+        token: cast.rita.token,
+      }),
+      {
+        status: 204,
+        text: "",
+      },
+    );
     assert.equal((await issue(pub, opened.number)).comments, 2);
-    assert.equal((await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${olives.body.id}`, { token: cast.walt.token })).status, 204);
+    assert.equal(
+      (
+        await bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${olives.body.id}`, {
+          token: cast.walt.token,
+        })
+      ).status,
+      204,
+    );
     assert.equal((await issue(pub, opened.number)).comments, 1);
-    assert.equal((await api(forge.url, "GET", `/repos/${pub}/issues/comments/${ritas.body.id}`, { token: cast.rita.token })).status, 404);
-    assert.equal((await api(forge.url, "DELETE", `/repos/${pub}/issues/comments/${ritas.body.id}`, { token: cast.rita.token })).status, 404);
-    const left = await api<Comment[]>(forge.url, "GET", `/repos/${pub}/issues/${opened.number}/comments`, { token: cast.rita.token });
+    assert.equal(
+      (
+        await api(forge.url, "GET", `/repos/${pub}/issues/comments/${ritas.body.id}`, {
+          token: cast.rita.token,
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (
+        await api(forge.url, "DELETE", `/repos/${pub}/issues/comments/${ritas.body.id}`, {
+          token: cast.rita.token,
+        })
+      ).status,
+      404,
+    );
+    const left = await api<Comment[]>(forge.url, "GET", `/repos/${pub}/issues/${opened.number}/comments`, {
+      token: cast.rita.token,
+    });
     assert.deepEqual(
       left.body.map((c) => c.body),
       ["walt's"],
@@ -309,11 +406,16 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     const opened = await openIssue(forge.url, cast.olive.token, pub);
     const made = await comment(cast.rita.token, pub, opened.number, { body: "old" });
     // The index is ignored, as Gitea documents.
-    const edited = await api<Comment>(forge.url, "PATCH", `/repos/${pub}/issues/12345/comments/${made.body.id}`, {
-      token: cast.rita.token,
-      body: { body: "new" },
-      shape: "Comment",
-    });
+    const edited = await api<Comment>(
+      forge.url,
+      "PATCH",
+      `/repos/${pub}/issues/12345/comments/${made.body.id}`,
+      {
+        token: cast.rita.token,
+        body: { body: "new" },
+        shape: "Comment",
+      },
+    );
     assert.equal(edited.status, 200);
     assert.equal(edited.body.body, "new");
     assert.deepEqual(
@@ -322,7 +424,14 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       }),
       { status: 403, text: "" },
     );
-    assert.equal((await bare(forge.url, "DELETE", `/repos/${pub}/issues/${opened.number}/comments/${made.body.id}`, { token: cast.rita.token })).status, 204);
+    assert.equal(
+      (
+        await bare(forge.url, "DELETE", `/repos/${pub}/issues/${opened.number}/comments/${made.body.id}`, {
+          token: cast.rita.token,
+        })
+      ).status,
+      204,
+    );
     assert.equal((await issue(pub, opened.number)).comments, 0);
   });
 

@@ -26,10 +26,15 @@ export async function makeCast(url: string, adminToken: string, suffix = ""): Pr
       ["rita", "read"],
       ["walt", "write"],
     ] as const) {
-      const added = await api(url, "PUT", `/repos/${cast.olive.login}/${repo}/collaborators/${cast[who].login}`, {
-        token: cast.olive.token,
-        body: { permission },
-      });
+      const added = await api(
+        url,
+        "PUT",
+        `/repos/${cast.olive.login}/${repo}/collaborators/${cast[who].login}`,
+        {
+          token: cast.olive.token,
+          body: { permission },
+        },
+      );
       assert.equal(added.status, 204, JSON.stringify(added.body));
     }
   }
