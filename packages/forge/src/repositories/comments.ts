@@ -42,23 +42,34 @@ export function findComment(db: Kysely<ForgeTables>, id: number): Promise<Commen
     .executeTakeFirst();
 }
 
+/** Replaces a comment's body; false when the comment is gone. */
 export async function updateCommentBody(
   db: Kysely<ForgeTables>,
   id: number,
   body: string,
   now: Time,
-): Promise<void> {
-  await db.updateTable("comment").set({ body, updated_at: now }).where("id", "=", id).execute();
+): Promise<boolean> {
+  const result = await db
+    .updateTable("comment")
+    .set({ body, updated_at: now })
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-/** Deletes a comment row and the reactions on it (they have no foreign key to follow). */
-export async function deleteCommentRow(db: Kysely<ForgeTables>, comment: CommentRow): Promise<void> {
+/**
+ * Deletes a comment row and the reactions on it (they have no foreign key to follow); false when
+ * another request deleted it first.
+ */
+export async function deleteCommentRow(db: Kysely<ForgeTables>, comment: CommentRow): Promise<boolean> {
+  const result = await db.deleteFrom("comment").where("id", "=", comment.id).executeTakeFirst();
+  if (result.numDeletedRows === 0n) return false;
   await db
     .deleteFrom("reaction")
     .where("issue_id", "=", comment.issue_id)
     .where("comment_id", "=", comment.id)
     .execute();
-  await db.deleteFrom("comment").where("id", "=", comment.id).execute();
+  return true;
 }
 
 /**

@@ -241,17 +241,24 @@ export type CommentLookup =
   | { comment: { row: CommentInIssue; poster: AccountRow }; issue: IssueRow }
   | { bare: 204 | 403 | 404 };
 
-/** The comment `id` of the repository; 404 (with a body) when no comment has that id. */
-async function commentOfRepository(
+function commentMissing(id: string): NotFound {
+  return new NotFound(`comment does not exist [id: ${id}, conversation_id: 0]`);
+}
+
+/**
+ * The comment (or event row) `id` with its issue, and whether it belongs to the repository; 404
+ * (with a body) when no row has that id.
+ */
+export async function findCommentById(
   database: ForgeDatabase,
   context: RepositoryContext,
   id: string,
 ): Promise<{ row: CommentInIssue; issue: IssueRow } | { bare: 404 }> {
   const row = /^\d{1,15}$/.test(id) ? await findComment(database.db, Number(id)) : undefined;
-  if (!row) throw new NotFound(`comment does not exist [id: ${id}, conversation_id: 0]`);
+  if (!row) throw commentMissing(id);
   if (row.repo_id !== context.repository.id) return { bare: 404 };
   const issue = await findIssueByNumber(database.db, row.repo_id, row.issue_number);
-  if (!issue) throw new NotFound(`comment does not exist [id: ${id}, conversation_id: 0]`);
+  if (!issue) throw commentMissing(id);
   return { row, issue };
 }
 
@@ -265,7 +272,7 @@ export async function getComment(
   context: RepositoryContext,
   id: string,
 ): Promise<CommentLookup> {
-  const found = await commentOfRepository(database, context, id);
+  const found = await findCommentById(database, context, id);
   if ("bare" in found) return found;
   if (accessTo(context.permission, issueUnit(found.issue)) < ACCESS_READ)
     throw new NotFound("issue does not exist");
@@ -280,7 +287,7 @@ async function changeableComment(
   doer: AccountRow,
   id: string,
 ): Promise<CommentLookup> {
-  const found = await commentOfRepository(database, context, id);
+  const found = await findCommentById(database, context, id);
   if ("bare" in found) return found;
   if (doer.id !== found.row.poster_id && !canWriteIssue(context, found.issue)) return { bare: 403 };
   return { comment: { row: found.row, poster: await posterOf(database, found.row) }, issue: found.issue };
@@ -305,7 +312,7 @@ export async function editComment(
   const now = toStoredTime(new Date(), database.dialect);
   const edited = { row: { ...comment.row, body, updated_at: now }, poster: comment.poster };
   await database.db.transaction().execute(async (trx) => {
-    await updateCommentBody(trx, comment.row.id, body, now);
+    if (!(await updateCommentBody(trx, comment.row.id, body, now))) throw commentMissing(id);
     await queueCommentEvent(trx, context, doer, issue, edited, rootUrl, "edited", comment.row.body);
   });
   return { comment: edited, issue };
@@ -326,8 +333,8 @@ export async function deleteComment(
   if ("bare" in found) return found;
   const { comment, issue } = found;
   await database.db.transaction().execute(async (trx) => {
-    await deleteCommentRow(trx, comment.row);
-    if (comment.row.type !== COMMENT_TYPE_COMMENT) return;
+    // Only the request that deleted the row moves the counter and tells the hooks.
+    if (!(await deleteCommentRow(trx, comment.row)) || comment.row.type !== COMMENT_TYPE_COMMENT) return;
     await countComment(trx, issue.id, -1);
     await queueCommentEvent(trx, context, doer, issue, comment, rootUrl, "deleted");
   });

@@ -1,7 +1,6 @@
 import { Forbidden, isUniqueViolation, NotFound, readBool, toStoredTime } from "@anvil/core";
 import { type AccountRow, findAccountsByIds } from "../repositories/accounts.ts";
-import { findComment } from "../repositories/comments.ts";
-import { findIssueByNumber, type IssueRow } from "../repositories/issues.ts";
+import type { IssueRow } from "../repositories/issues.ts";
 import {
   deleteReaction,
   findReaction,
@@ -13,6 +12,7 @@ import {
 } from "../repositories/reactions.ts";
 import { ACCESS_READ, accessTo } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { findCommentById } from "./comments.ts";
 import { canWriteIssue, getIssue, issueUnit } from "./issues.ts";
 import type { RepositoryContext } from "./repositories.ts";
 
@@ -63,15 +63,10 @@ async function commentSubject(
   id: string,
   unreadable: () => Error,
 ): Promise<Subject> {
-  const comment = /^\d{1,15}$/.test(id) ? await findComment(database.db, Number(id)) : undefined;
-  if (!comment) throw new NotFound(`comment does not exist [id: ${id}, conversation_id: 0]`);
-  const issue =
-    comment.repo_id === context.repository.id
-      ? await findIssueByNumber(database.db, comment.repo_id, comment.issue_number)
-      : undefined;
-  if (!issue) throw new NotFound();
-  if (accessTo(context.permission, issueUnit(issue)) < ACCESS_READ) throw unreadable();
-  return { issue, target: { issueId: issue.id, commentId: comment.id } };
+  const found = await findCommentById(database, context, id);
+  if ("bare" in found) throw new NotFound();
+  if (accessTo(context.permission, issueUnit(found.issue)) < ACCESS_READ) throw unreadable();
+  return { issue: found.issue, target: { issueId: found.issue.id, commentId: found.row.id } };
 }
 
 /** Where a reaction request points: issue `index`, or comment `id` of the repository. */

@@ -91,6 +91,14 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       assert.equal(refused.body.message, "[Body]: Required");
     }
     assert.equal((await comment(cast.olive.token, pub, opened.number, { body: 7 })).status, 422);
+    // Bounded as issue bodies are (Gitea has no bound of its own).
+    const long = await comment(cast.olive.token, pub, opened.number, { body: "x".repeat(65_537) });
+    assert.equal(long.status, 422);
+    assert.equal(long.body.message, "[Body]: MaxSize");
+    assert.equal(
+      (await comment(cast.olive.token, pub, opened.number, { body: "y".repeat(1_000_000) })).status,
+      422,
+    );
     assert.equal((await comment(cast.olive.token, pub, 999, { body: "x" })).status, 404);
     const secret = await openIssue(forge.url, cast.olive.token, priv);
     assert.equal((await comment(cast.ozzy.token, priv, secret.number, { body: "x" })).status, 404);
@@ -400,6 +408,23 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       left.body.map((c) => c.body),
       ["walt's"],
     );
+  });
+
+  test("DELETE the same comment many times at once: one deletion, counted once", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, pub);
+    const kept = await comment(cast.rita.token, pub, opened.number, { body: "kept" });
+    const doomed = await comment(cast.rita.token, pub, opened.number, { body: "doomed" });
+    assert.equal(kept.status, 201);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        bare(forge.url, "DELETE", `/repos/${pub}/issues/comments/${doomed.body.id}`, {
+          token: cast.rita.token,
+        }),
+      ),
+    );
+    assert.ok(answers.some((answer) => answer.status === 204));
+    assert.ok(answers.every((answer) => answer.status === 204 || answer.status === 404));
+    assert.equal((await issue(pub, opened.number)).comments, 1);
   });
 
   test("the deprecated Gogs paths PATCH · DELETE /issues/{index}/comments/{id} act on the comment by its id", async () => {
