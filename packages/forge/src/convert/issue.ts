@@ -25,7 +25,7 @@ function repositoryPath(where: IssueRepository): string {
   return `${encodeURIComponent(where.owner.name)}/${encodeURIComponent(where.repository.name)}`;
 }
 
-function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
+export function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
   return {
     id: label.id,
     name: label.name,
@@ -41,7 +41,7 @@ function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
   };
 }
 
-function toApiMilestone(milestone: MilestoneRow) {
+export function toApiMilestone(milestone: MilestoneRow) {
   const closed = readBool(milestone.is_closed);
   return {
     id: milestone.id,

@@ -5,6 +5,7 @@ import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
@@ -13,8 +14,10 @@ import { registerKeys } from "./keys.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
+import { registerReactions } from "./reactions.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
+import { registerSubscriptions } from "./subscriptions.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerTransfers } from "./transfers.ts";
@@ -130,6 +133,9 @@ export async function registerApiV1(
       registerTransfers(context);
       registerOrgRepos(context);
       registerIssues(context);
+      registerComments(context);
+      registerReactions(context);
+      registerSubscriptions(context);
     },
     { prefix: "/api/v1" },
   );
