@@ -25,7 +25,7 @@ function repositoryPath(where: IssueRepository): string {
   return `${encodeURIComponent(where.owner.name)}/${encodeURIComponent(where.repository.name)}`;
 }
 
-function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
+export function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
   return {
     id: label.id,
     name: label.name,
