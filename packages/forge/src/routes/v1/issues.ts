@@ -186,11 +186,19 @@ export function registerIssues(context: ApiContext): void {
 
   app.put(
     "/repos/:owner/:repo/issues/:index/lock",
-    { ...issue, schema: { params: IssueParams, body: Type.Optional(LockIssueOption) } },
+    {
+      ...issue,
+      schema: { params: IssueParams, body: LockIssueOption },
+      // Gitea's binding takes a request without a body as an empty option.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
+    },
     async (request, reply) => {
       const doer = signedIn(request).account;
       const { found, issue } = await requestedIssue(request, request.params);
-      await setLocked(database, found, doer, issue, true, request.body?.lock_reason ?? "");
+      await setLocked(database, found, doer, issue, true, request.body.lock_reason ?? "");
       return reply.status(204).send();
     },
   );
