@@ -142,10 +142,6 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
     return rows.map((row) => ({ ...row, removed_assignee: Boolean(row.removed_assignee) }));
   }
 
-  async function issueCount(): Promise<number> {
-    return (await db().selectFrom("issue").select("id").execute()).length;
-  }
-
   async function rowCounts() {
     const count = async (table: "issue" | "issue_label" | "issue_assignee" | "comment") =>
       (await db().selectFrom(table).selectAll().execute()).length;
@@ -650,5 +646,195 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
       ["cody", "olga", "tina"],
       "members of the Owners team and of teams with write on code, issues or pulls",
     );
+  });
+});
+
+forEachForge("forge issues: lists with Gitea's filters, and the search across repositories", (forge) => {
+  const cast = {} as Record<"olga" | "walt" | "rita" | "otto", Person>;
+  let v1 = 0;
+
+  function db() {
+    const database = forge.server.app.database;
+    if (!database) throw new Error("no database");
+    return database.db;
+  }
+
+  const titles = (issues: Issue[]) => issues.map((issue) => issue.title);
+
+  async function list(query: string, who?: "olga" | "walt" | "rita" | "otto") {
+    const answer = await api<Issue[]>(forge.url, "GET", `/repos/olga/lister/issues${query}`, {
+      token: who ? cast[who].token : undefined,
+      shape: "Issue[]",
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer;
+  }
+
+  async function search(query: string, who?: "olga" | "walt" | "rita" | "otto") {
+    const answer = await api<Issue[]>(forge.url, "GET", `/repos/issues/search${query}`, {
+      token: who ? cast[who].token : undefined,
+      shape: "Issue[]",
+    });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer;
+  }
+
+  async function open(repo: string, body: Record<string, unknown>, who: "olga" | "walt" = "olga") {
+    const made = await api<Issue>(forge.url, "POST", `/repos/olga/${repo}/issues`, {
+      token: cast[who].token,
+      body,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    return made.body;
+  }
+
+  before(async () => {
+    for (const name of ["olga", "walt", "rita", "otto"] as const)
+      cast[name] = await makePerson(forge.url, forge.adminToken, name);
+    for (const [name, isPrivate] of [
+      ["lister", false],
+      ["hidden", true],
+    ] as const) {
+      const made = await api(forge.url, "POST", "/user/repos", {
+        token: cast.olga.token,
+        body: { name, private: isPrivate },
+      });
+      assert.equal(made.status, 201);
+    }
+    for (const repo of ["lister", "hidden"]) {
+      const added = await api(forge.url, "PUT", `/repos/olga/${repo}/collaborators/walt`, {
+        token: cast.olga.token,
+        body: { permission: "write" },
+      });
+      assert.equal(added.status, 204);
+    }
+    const repo = await db()
+      .selectFrom("repository")
+      .select("id")
+      .where("lower_name", "=", "lister")
+      .executeTakeFirstOrThrow();
+    const now = new Date().toISOString();
+    const labelIds: number[] = [];
+    for (const name of ["bug", "docs"])
+      labelIds.push(
+        (
+          await db()
+            .insertInto("label")
+            .values({ repo_id: repo.id, name, color: "00aabb", created_at: now, updated_at: now })
+            .returning("id")
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+    v1 = (
+      await db()
+        .insertInto("milestone")
+        .values({ repo_id: repo.id, name: "v1", created_at: now, updated_at: now })
+        .returning("id")
+        .executeTakeFirstOrThrow()
+    ).id;
+    await open("lister", { title: "i1", labels: [labelIds[0]], milestone: v1 }, "walt");
+    await open("lister", { title: "i2", labels: labelIds, assignees: ["walt"] });
+    await open("lister", { title: "i3", body: "ping @rita please", closed: true });
+    await open("lister", { title: "the needle in i4" });
+    await open("lister", { title: "i5" });
+    await open("hidden", { title: "a hidden needle" });
+    // A pull request's issue row, as the pull work will write it: same numbers, same counters.
+    const number = await db()
+      .updateTable("repository")
+      .set((eb) => ({ last_issue_index: eb("last_issue_index", "+", 1), num_pulls: eb("num_pulls", "+", 1) }))
+      .where("id", "=", repo.id)
+      .returning("last_issue_index")
+      .executeTakeFirstOrThrow();
+    const later = new Date(Date.now() + 1000).toISOString();
+    await db()
+      .insertInto("issue")
+      .values({
+        repo_id: repo.id,
+        number: number.last_issue_index,
+        poster_id: cast.olga.id,
+        title: "a pull",
+        is_pull: true,
+        created_at: later,
+        updated_at: later,
+      })
+      .execute();
+  });
+
+  test("open issues and pulls by default, newest first, paged with X-Total-Count and Link", async () => {
+    const all = await list("");
+    assert.deepEqual(titles(all.body), ["a pull", "i5", "the needle in i4", "i2", "i1"]);
+    assert.equal(all.headers.get("x-total-count"), "5");
+    const pull = all.body[0];
+    assert.deepEqual(pull.pull_request, {
+      merged: false,
+      merged_at: null,
+      draft: false,
+      html_url: `http://forge.test/olga/lister/pulls/${pull.number}`,
+    });
+    const page = await list("?limit=2&page=2");
+    assert.deepEqual(titles(page.body), ["the needle in i4", "i2"]);
+    assert.equal(page.headers.get("x-total-count"), "5");
+    const link = page.headers.get("link") ?? "";
+    assert.match(link, /page=3[^>]*>; rel="next"/);
+    assert.match(link, /page=1[^>]*>; rel="prev"/);
+    const repo = await api<Repo>(forge.url, "GET", "/repos/olga/lister", { shape: "Repository" });
+    assert.equal(repo.body.open_issues_count, 4);
+    assert.equal(repo.body.open_pr_counter, 1);
+  });
+
+  test("state, type, labels, milestones, q, created_by, assigned_by, mentioned_by, since and before", async () => {
+    assert.deepEqual(titles((await list("?state=closed")).body), ["i3"]);
+    const every = await list("?state=all");
+    assert.equal(every.headers.get("x-total-count"), "6");
+    assert.deepEqual(titles((await list("?type=issues")).body), ["i5", "the needle in i4", "i2", "i1"]);
+    assert.deepEqual(titles((await list("?type=pulls")).body), ["a pull"]);
+    assert.deepEqual(titles((await list("?labels=bug")).body), ["i2", "i1"]);
+    const both = await list("?labels=bug,docs");
+    assert.deepEqual(titles(both.body), ["i2"], "an issue must carry every label named");
+    assert.equal(both.headers.get("x-total-count"), "1");
+    assert.deepEqual(titles((await list("?labels=nothing-like-it")).body), []);
+    assert.deepEqual(titles((await list("?milestones=v1")).body), ["i1"]);
+    assert.deepEqual(titles((await list(`?milestones=${v1}`)).body), ["i1"]);
+    assert.deepEqual(titles((await list("?q=NEEDLE")).body), ["the needle in i4"]);
+    assert.deepEqual(titles((await list("?created_by=walt")).body), ["i1"]);
+    assert.deepEqual(titles((await list("?assigned_by=walt")).body), ["i2"]);
+    assert.deepEqual(titles((await list("?mentioned_by=rita&state=all")).body), ["i3"]);
+    assert.deepEqual(titles((await list("?since=2999-01-01T00:00:00Z")).body), []);
+    assert.deepEqual(titles((await list("?before=2000-01-01T00:00:00Z")).body), []);
+    assert.equal((await list("?since=2000-01-01T00:00:00Z&type=issues")).body.length, 4);
+    for (const bad of ["?since=yesterday", "?before=2020-02-30"]) {
+      const answer = await api(forge.url, "GET", `/repos/olga/lister/issues${bad}`);
+      assert.equal(answer.status, 422, bad);
+    }
+    assert.equal((await api(forge.url, "GET", "/repos/olga/lister/issues?created_by=ghost")).status, 404);
+    assert.equal((await api(forge.url, "GET", "/repos/olga/hidden/issues")).status, 404);
+  });
+
+  test("search: every repository the caller may see, with owner, type and the caller's own filters", async () => {
+    assert.deepEqual(
+      titles((await search("?q=needle")).body),
+      ["the needle in i4"],
+      "anonymous: public only",
+    );
+    assert.deepEqual(titles((await search("?q=needle", "otto")).body), ["the needle in i4"]);
+    const walt = await search("?q=needle", "walt");
+    assert.deepEqual(titles(walt.body), ["a hidden needle", "the needle in i4"]);
+    assert.equal(walt.headers.get("x-total-count"), "2");
+    assert.deepEqual(
+      walt.body.map((issue) => issue.repository.full_name),
+      ["olga/hidden", "olga/lister"],
+    );
+    assert.deepEqual(titles((await search("?q=needle&owner=olga&limit=1", "olga")).body), [
+      "a hidden needle",
+    ]);
+    assert.deepEqual(titles((await search("?created=true&state=all", "walt")).body), ["i1"]);
+    assert.deepEqual(titles((await search("?assigned=true", "walt")).body), ["i2"]);
+    assert.deepEqual(titles((await search("?mentioned=true&state=all", "rita")).body), ["i3"]);
+    assert.deepEqual(titles((await search("?type=pulls", "olga")).body), ["a pull"]);
+    assert.deepEqual(titles((await search("?labels=docs", "olga")).body), ["i2"]);
+    assert.deepEqual(titles((await search("?milestones=v1", "olga")).body), ["i1"]);
+    assert.equal((await api(forge.url, "GET", "/repos/issues/search?owner=ghost")).status, 400);
+    assert.equal((await api(forge.url, "GET", "/repos/issues/search?team=devs")).status, 400);
+    assert.equal((await api(forge.url, "GET", "/repos/issues/search?since=never")).status, 422);
   });
 });
