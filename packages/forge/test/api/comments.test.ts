@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { bare, type Cast, type IssueAnswer, makeCast, openIssue } from "../support/discussion.ts";
+import {
+  bare,
+  type Cast,
+  forgeDb,
+  type IssueAnswer,
+  insertEvent,
+  makeCast,
+  openIssue,
+} from "../support/discussion.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 interface Comment {
@@ -25,11 +33,7 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
   let pub = "";
   let priv = "";
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
   async function comment(token: string, path: string, number: number, body: unknown) {
     return api<Comment & ErrorBody>(forge.url, "POST", `/repos/${path}/issues/${number}/comments`, {
@@ -115,23 +119,7 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     for (const text of ["one", "two", "three"])
       ids.push((await comment(cast.walt.token, priv, opened.number, { body: text })).body.id);
     // An event row of the timeline is not a comment.
-    await db()
-      .insertInto("comment")
-      .values({
-        issue_id: opened.id,
-        repo_id: (
-          await db()
-            .selectFrom("issue")
-            .select("repo_id")
-            .where("id", "=", opened.id)
-            .executeTakeFirstOrThrow()
-        ).repo_id,
-        poster_id: cast.olive.id,
-        type: 2,
-        created_at: new Date().toISOString(),
-        updated_at: new Date().toISOString(),
-      })
-      .execute();
+    await insertEvent(db(), opened.id, cast.olive.id, 2);
     const path = `/repos/${priv}/issues/${opened.number}/comments`;
     const all = await api<Comment[]>(forge.url, "GET", path, { token: cast.rita.token, shape: "Comment[]" });
     assert.equal(all.status, 200);
@@ -261,26 +249,9 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       ).status,
       404,
     );
-    const event = await db()
-      .insertInto("comment")
-      .values({
-        issue_id: opened.id,
-        repo_id: (
-          await db()
-            .selectFrom("issue")
-            .select("repo_id")
-            .where("id", "=", opened.id)
-            .executeTakeFirstOrThrow()
-        ).repo_id,
-        poster_id: cast.olive.id,
-        type: 2,
-        created_at: new Date().toISOString(),
-        updated_at: new Date().toISOString(),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const eventId = await insertEvent(db(), opened.id, cast.olive.id, 2);
     assert.deepEqual(
-      await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${event.id}`, { token: cast.rita.token }),
+      await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${eventId}`, { token: cast.rita.token }),
       {
         status: 204,
         text: "",

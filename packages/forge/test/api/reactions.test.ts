@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { bare, type Cast, makeCast, openIssue } from "../support/discussion.ts";
+import { bare, type Cast, forgeDb, makeCast, openIssue } from "../support/discussion.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 interface Reaction {
@@ -17,11 +17,7 @@ forEachForge("forge reactions: Gitea's reactions on issues and comments", (forge
   let pub = "";
   let priv = "";
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
   async function react(token: string | undefined, path: string, content?: string) {
     return api<Reaction & ErrorBody>(forge.url, "POST", path, {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { type Cast, makeCast, openIssue } from "../support/discussion.ts";
+import { type Cast, forgeDb, insertEvent, makeCast, openIssue } from "../support/discussion.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 interface TimelineComment {
@@ -37,27 +37,18 @@ forEachForge("forge issue timeline and subscriptions", (forge) => {
   let priv = "";
   let repoId = 0;
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
-  /** A timeline event as the issue service records it, a second after `base`. */
-  async function event(issueId: number, type: number, seconds: number, fields: Record<string, unknown> = {}) {
-    const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seconds)).toISOString();
-    await db()
-      .insertInto("comment")
-      .values({
-        issue_id: issueId,
-        repo_id: repoId,
-        poster_id: cast.olive.id,
-        type,
-        created_at: at,
-        updated_at: at,
-        ...fields,
-      })
-      .execute();
+  /** A timeline event by olive, `seconds` into 2030. */
+  function event(issueId: number, type: number, seconds: number, fields: Record<string, unknown> = {}) {
+    return insertEvent(
+      db(),
+      issueId,
+      cast.olive.id,
+      type,
+      fields,
+      new Date(Date.UTC(2030, 0, 1, 0, 0, seconds)),
+    );
   }
 
   before(async () => {
