@@ -9,7 +9,7 @@ import {
   makeCast,
   openIssue,
 } from "../support/discussion.ts";
-import { api, forEachForge } from "../support/forge.ts";
+import { api, basic, forEachForge } from "../support/forge.ts";
 
 interface Comment {
   id: number;
@@ -379,6 +379,42 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       left.body.map((c) => c.body),
       ["walt's"],
     );
+  });
+
+  test("token scopes: reading comments needs read:issue, writing them write:issue; public-only tokens see no private repository", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, priv);
+    const scoped = async (name: string, scopes: string[]) => {
+      const made = await api<{ sha1: string }>(forge.url, "POST", `/users/${cast.rita.login}/tokens`, {
+        auth: basic(cast.rita.login, "password123"),
+        body: { name, scopes },
+      });
+      assert.equal(made.status, 201);
+      return made.body.sha1;
+    };
+    const path = `/repos/${priv}/issues/${opened.number}/comments`;
+    const reader = await scoped("issue-reader", ["read:issue"]);
+    const other = await scoped("repo-only", ["write:repository"]);
+    const publicOnly = await scoped("public-issues", ["public-only", "write:issue"]);
+    assert.equal((await api(forge.url, "GET", path, { token: reader })).status, 200);
+    assert.equal((await comment(reader, priv, opened.number, { body: "read-only token" })).status, 403);
+    assert.equal((await api(forge.url, "GET", path, { token: other })).status, 403);
+    assert.equal((await comment(other, priv, opened.number, { body: "wrong scope" })).status, 403);
+    assert.equal((await comment(publicOnly, priv, opened.number, { body: "public only" })).status, 403);
+    const commented = await comment(
+      publicOnly,
+      pub,
+      (await openIssue(forge.url, cast.olive.token, pub)).number,
+      {
+        body: "public is fine",
+      },
+    );
+    assert.equal(commented.status, 201);
+    assert.equal(
+      commented.body.user.email,
+      `${cast.rita.login}@noreply.forge.test`,
+      "a poster's address stays hidden",
+    );
+    assert.equal((await issue(priv, opened.number)).comments, 0);
   });
 
   test("DELETE the same comment many times at once: one deletion, counted once", async () => {
