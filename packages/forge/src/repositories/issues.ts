@@ -1,5 +1,13 @@
-import { countRows, type DialectName, forUpdate, prepared } from "@anvil/core";
-import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from "kysely";
+import { containsText, countRows, type DialectName, forUpdate, prepared } from "@anvil/core";
+import {
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+  type Updateable,
+} from "kysely";
 import type { ForgeTables, IssueTable, LabelTable, MilestoneTable } from "../schemas/tables.ts";
 import type { AccountRow } from "./accounts.ts";
 
@@ -49,6 +57,20 @@ export function lockIssue(
     .where("id", "=", id)
     .$call(forUpdate(dialect))
     .executeTakeFirst();
+}
+
+/** Locks the repository row until the transaction ends: what orders changes of its pinned issues. */
+export async function lockRepositoryRow(
+  trx: Kysely<ForgeTables>,
+  dialect: DialectName,
+  repoId: number,
+): Promise<void> {
+  await trx
+    .selectFrom("repository")
+    .select("id")
+    .where("id", "=", repoId)
+    .$call(forUpdate(dialect))
+    .execute();
 }
 
 export function updateIssueRow(
@@ -242,6 +264,17 @@ function usableIn(repository: { id: number; owner_id: number }) {
     eb.or([eb("repo_id", "=", repository.id), eb("org_id", "=", repository.owner_id)]);
 }
 
+/** The ids of every label with one of these names, in any repository or organization. */
+export async function labelIdsNamed(db: Kysely<ForgeTables>, names: readonly string[]): Promise<number[]> {
+  if (names.length === 0) return [];
+  const rows = await db.selectFrom("label").select("id").where("name", "in", names).execute();
+  return rows.map((row) => row.id);
+}
+
+export async function labelExists(db: Kysely<ForgeTables>, id: number): Promise<boolean> {
+  return (await db.selectFrom("label").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+}
+
 export function findMilestoneOf(
   db: Kysely<ForgeTables>,
   repoId: number,
@@ -274,4 +307,246 @@ export async function milestoneIdsNamed(
     )
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** Which repositories a list reads issues from: one, or every one a reader may see (a subquery). */
+export type IssueScope =
+  | { repoId: number }
+  | {
+      /** The ids of the repositories the reader may see, as a subquery (see repos.ts readableIds). */
+      readable: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
+    };
+
+export interface IssueQuery {
+  scope: IssueScope;
+  isClosed?: boolean;
+  isPull?: boolean;
+  /** The issue must carry every one of these labels. */
+  allLabelIds?: readonly number[];
+  /** The issue must carry one of these labels at least. */
+  anyLabelIds?: readonly number[];
+  milestoneIds?: readonly number[];
+  keyword?: string;
+  posterId?: number;
+  assigneeId?: number;
+  /** Issues whose body mentions @name. */
+  mentioned?: string;
+  updatedSince?: string | Date;
+  updatedBefore?: string | Date;
+  /** Issues of this repository come first (the cross-repository search). */
+  priorityRepoId?: number;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The seam for text search: the issues whose title or body contains `keyword`, as a filter on
+ * `issue`. A plain case-insensitive LIKE here; a text index can answer it instead, behind this
+ * one function.
+ */
+export function issueTextMatch(dialect: DialectName, keyword: string) {
+  return (eb: ExpressionBuilder<ForgeTables, "issue">) =>
+    eb.or([
+      containsText(dialect, eb.ref("issue.title"), keyword),
+      containsText(dialect, eb.ref("issue.body"), keyword),
+    ]);
+}
+
+function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: IssueQuery) {
+  let selection = db.selectFrom("issue");
+  const { scope } = query;
+  selection =
+    "repoId" in scope
+      ? selection.where("issue.repo_id", "=", scope.repoId)
+      : selection.where("issue.repo_id", "in", scope.readable);
+  if (query.isClosed !== undefined) selection = selection.where("issue.is_closed", "=", query.isClosed);
+  if (query.isPull !== undefined) selection = selection.where("issue.is_pull", "=", query.isPull);
+  for (const labelId of query.allLabelIds ?? [])
+    selection = selection.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("issue_label")
+          .select("issue_label.label_id")
+          .whereRef("issue_label.issue_id", "=", "issue.id")
+          .where("issue_label.label_id", "=", labelId),
+      ),
+    );
+  const anyLabels = query.anyLabelIds;
+  if (anyLabels !== undefined)
+    selection = selection.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("issue_label")
+          .select("issue_label.label_id")
+          .whereRef("issue_label.issue_id", "=", "issue.id")
+          .where("issue_label.label_id", "in", anyLabels.length > 0 ? anyLabels : [0]),
+      ),
+    );
+  if (query.milestoneIds !== undefined)
+    selection = selection.where(
+      "issue.milestone_id",
+      "in",
+      query.milestoneIds.length > 0 ? query.milestoneIds : [0],
+    );
+  if (query.keyword) selection = selection.where(issueTextMatch(dialect, query.keyword));
+  if (query.posterId !== undefined) selection = selection.where("issue.poster_id", "=", query.posterId);
+  const assigneeId = query.assigneeId;
+  if (assigneeId !== undefined)
+    selection = selection.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("issue_assignee")
+          .select("issue_assignee.account_id")
+          .whereRef("issue_assignee.issue_id", "=", "issue.id")
+          .where("issue_assignee.account_id", "=", assigneeId),
+      ),
+    );
+  const mentioned = query.mentioned;
+  if (mentioned !== undefined)
+    selection = selection.where((eb) => containsText(dialect, eb.ref("issue.body"), `@${mentioned}`));
+  if (query.updatedSince !== undefined)
+    selection = selection.where("issue.updated_at", ">=", query.updatedSince);
+  if (query.updatedBefore !== undefined)
+    selection = selection.where("issue.updated_at", "<=", query.updatedBefore);
+  return selection;
+}
+
+/**
+ * A page of issues, newest first as Gitea's API lists them, and how many match (unless the caller
+ * knows it from the counters). The page's ids are read first, from the index alone, and only
+ * then their rows: a deep page skips index entries, never whole rows.
+ */
+export async function listIssueRows(
+  db: Kysely<ForgeTables>,
+  dialect: DialectName,
+  query: IssueQuery,
+  knownTotal?: number,
+): Promise<{ rows: IssueRow[]; total: number }> {
+  const selection = filteredIssues(db, dialect, query);
+  let ordered = selection.select("issue.id");
+  const priority = query.priorityRepoId;
+  if (priority !== undefined)
+    ordered = ordered.orderBy(sql`case when ${sql.ref("issue.repo_id")} = ${priority} then 0 else 1 end`);
+  const [ids, total] = await Promise.all([
+    ordered
+      .orderBy("issue.created_at", "desc")
+      .orderBy("issue.id", "desc")
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute(),
+    knownTotal ?? countRows(db, selection.select("issue.id")),
+  ]);
+  if (ids.length === 0) return { rows: [], total };
+  const rows = await db
+    .selectFrom("issue")
+    .selectAll()
+    .where(
+      "id",
+      "in",
+      ids.map((row) => row.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return { rows: ids.flatMap((row) => byId.get(row.id) ?? []), total };
+}
+
+/** The repository's pinned issues (or pulls), by pin position. */
+export function pinnedIssueRows(
+  db: Kysely<ForgeTables>,
+  repoId: number,
+  isPull: boolean,
+): Promise<IssueRow[]> {
+  return db
+    .selectFrom("issue")
+    .selectAll()
+    .where("repo_id", "=", repoId)
+    .where("is_pull", "=", isPull)
+    .where("pin_order", ">", 0)
+    .orderBy("pin_order")
+    .execute();
+}
+
+export async function countPinned(
+  trx: Kysely<ForgeTables>,
+  repoId: number,
+  isPull: boolean,
+): Promise<number> {
+  return countRows(
+    trx,
+    trx
+      .selectFrom("issue")
+      .select("id")
+      .where("repo_id", "=", repoId)
+      .where("is_pull", "=", isPull)
+      .where("pin_order", ">", 0),
+  );
+}
+
+/** Moves the pinned issues at and after (`step` +1) or after (`step` -1) `position` by one place. */
+export async function shiftPins(
+  trx: Kysely<ForgeTables>,
+  where: { repoId: number; isPull: boolean },
+  from: number,
+  step: 1 | -1,
+): Promise<void> {
+  await trx
+    .updateTable("issue")
+    .set((eb) => ({ pin_order: eb("pin_order", "+", step) }))
+    .where("repo_id", "=", where.repoId)
+    .where("is_pull", "=", where.isPull)
+    .where("pin_order", step > 0 ? ">=" : ">", from)
+    .execute();
+}
+
+/**
+ * Who may be assigned issues of the repository, as Gitea lists them: users with write access as
+ * collaborators, or through a team of the owner organization that reaches the repository with
+ * write on its code, issues or pulls (or admin, or the Owners team), in name order; active only.
+ */
+export function assignableAccounts(
+  db: Kysely<ForgeTables>,
+  repository: { id: number; owner_id: number },
+): Promise<AccountRow[]> {
+  const collaborators = db
+    .selectFrom("collaboration")
+    .select("account_id")
+    .where("repo_id", "=", repository.id)
+    .where("mode", ">=", 2);
+  const teamMembers = db
+    .selectFrom("team_user")
+    .innerJoin("team", "team.id", "team_user.team_id")
+    .select("team_user.account_id")
+    .where("team.org_id", "=", repository.owner_id)
+    .where((eb) =>
+      eb.or([
+        eb("team.includes_all_repositories", "=", true),
+        eb.exists(
+          eb
+            .selectFrom("team_repo")
+            .select("team_repo.repo_id")
+            .whereRef("team_repo.team_id", "=", "team.id")
+            .where("team_repo.repo_id", "=", repository.id),
+        ),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        eb("team.authorize", "in", ["admin", "owner"]),
+        eb.exists(
+          eb
+            .selectFrom("team_unit")
+            .select("team_unit.id")
+            .whereRef("team_unit.team_id", "=", "team.id")
+            .where("team_unit.unit", "in", ["repo.code", "repo.issues", "repo.pulls"])
+            .where("team_unit.access_mode", "in", ["write", "admin"]),
+        ),
+      ]),
+    );
+  return db
+    .selectFrom("account")
+    .selectAll()
+    .where("type", "=", 0)
+    .where("is_active", "=", true)
+    .where((eb) =>
+      eb.or([eb("id", "in", collaborators), eb("id", "in", teamMembers), eb("id", "=", repository.owner_id)]),
+    )
+    .orderBy("lower_name")
+    .execute();
 }

@@ -20,6 +20,14 @@ export function findRepositoryById(db: Kysely<ForgeTables>, id: number): Promise
   return db.selectFrom("repository").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+export function findRepositoriesByIds(
+  db: Kysely<ForgeTables>,
+  ids: readonly number[],
+): Promise<RepositoryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("repository").selectAll().where("id", "in", ids).execute();
+}
+
 export function insertRepository(
   db: Kysely<ForgeTables>,
   repository: Insertable<RepositoryTable>,
@@ -98,6 +106,34 @@ function readableBy(db: Kysely<ForgeTables>, reader: Exclude<RepositoryReader, "
       eb.and([eb("is_private", "=", false), visibleOwner]),
     ]);
   };
+}
+
+/** The ids of the repositories `reader` may see, as a subquery (for lists of their issues). */
+export function readableRepositoryIds(
+  db: Kysely<ForgeTables>,
+  reader: RepositoryReader,
+  within: { ownerId?: number; teamId?: number } = {},
+) {
+  let selection = db.selectFrom("repository").select("repository.id");
+  if (reader !== "all") selection = selection.where(readableBy(db, reader));
+  if (within.ownerId !== undefined) selection = selection.where("owner_id", "=", within.ownerId);
+  const teamId = within.teamId;
+  if (teamId !== undefined)
+    selection = selection.where((eb) =>
+      eb.or([
+        eb(
+          "owner_id",
+          "in",
+          db
+            .selectFrom("team")
+            .select("org_id")
+            .where("id", "=", teamId)
+            .where("includes_all_repositories", "=", true),
+        ),
+        eb("id", "in", db.selectFrom("team_repo").select("repo_id").where("team_id", "=", teamId)),
+      ]),
+    );
+  return selection;
 }
 
 function collaborationsOf(db: Kysely<ForgeTables>, accountId: number) {
