@@ -470,7 +470,11 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
   test("a locked issue refuses comments from non-writers with 403; writers and site admins still comment", async () => {
     const opened = await openIssue(forge.url, cast.olive.token, pub);
     const earlier = await comment(cast.rita.token, pub, opened.number, { body: "before the lock" });
-    await db().updateTable("issue").set({ is_locked: true }).where("id", "=", opened.id).execute();
+    const locked = await api(forge.url, "PUT", `/repos/${pub}/issues/${opened.number}/lock`, {
+      token: cast.olive.token,
+      body: { lock_reason: "too heated" },
+    });
+    assert.equal(locked.status, 204);
     for (const who of [cast.rita, cast.ozzy]) {
       const refused = await comment(who.token, pub, opened.number, { body: "let me in" });
       assert.equal(refused.status, 403);

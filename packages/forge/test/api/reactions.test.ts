@@ -201,7 +201,11 @@ forEachForge("forge reactions: Gitea's reactions on issues and comments", (forge
     const onIssue = `/repos/${pub}/issues/${opened.number}/reactions`;
     const onComment = `/repos/${pub}/issues/comments/${commentId}/reactions`;
     assert.equal((await react(cast.rita.token, onIssue, "heart")).status, 201);
-    await db().updateTable("issue").set({ is_locked: true }).where("id", "=", opened.id).execute();
+    const locked = await api(forge.url, "PUT", `/repos/${pub}/issues/${opened.number}/lock`, {
+      token: cast.olive.token,
+      body: { lock_reason: "too heated" },
+    });
+    assert.equal(locked.status, 204);
     for (const path of [onIssue, onComment]) {
       const refused = await react(cast.rita.token, path, "+1");
       assert.equal(refused.status, 403);

@@ -195,6 +195,39 @@ forEachForge("forge issue timeline and subscriptions", (forge) => {
     );
   });
 
+  test("GET timeline: the events the issue routes record (title, state, lock) arrive in order with their fields", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, pub);
+    const path = `/repos/${pub}/issues/${opened.number}`;
+    const edit = async (body: Record<string, unknown>) => {
+      const edited = await api(forge.url, "PATCH", path, { token: cast.olive.token, body });
+      assert.equal(edited.status, 201);
+    };
+    await edit({ title: "renamed" });
+    await edit({ state: "closed" });
+    await edit({ state: "open" });
+    assert.equal(
+      (
+        await api(forge.url, "PUT", `${path}/lock`, {
+          token: cast.olive.token,
+          body: { lock_reason: "spam" },
+        })
+      ).status,
+      204,
+    );
+    assert.equal((await api(forge.url, "DELETE", `${path}/lock`, { token: cast.olive.token })).status, 204);
+    const timeline = await api<TimelineComment[]>(forge.url, "GET", `${path}/timeline`, {
+      token: cast.rita.token,
+      shape: "TimelineComment[]",
+    });
+    assert.deepEqual(
+      timeline.body.map((row) => row.type),
+      ["change_title", "close", "reopen", "lock", "unlock"],
+    );
+    assert.equal(timeline.body[0].old_title, "a question");
+    assert.equal(timeline.body[0].new_title, "renamed");
+    assert.ok(timeline.body.every((row) => row.user.login === cast.olive.login));
+  });
+
   test("GET timeline: 404 for an unknown issue and for outsiders of a private repository", async () => {
     assert.equal((await api(forge.url, "GET", `/repos/${pub}/issues/404/timeline`)).status, 404);
     const secret = await openIssue(forge.url, cast.olive.token, priv);
