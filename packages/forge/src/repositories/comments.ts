@@ -104,14 +104,12 @@ function filtered(db: Kysely<ForgeTables>, filter: CommentFilter) {
   return query;
 }
 
-/** One issue's comment rows in Gitea's order (oldest first); a page of them when `window` is given. */
-export async function listIssueComments(
+/** A page of the rows `query` finds, in Gitea's order (oldest first), and how many it finds. */
+async function oldestFirst(
   db: Kysely<ForgeTables>,
-  issueId: number,
-  filter: CommentFilter,
+  query: ReturnType<typeof filtered>,
   window: Window,
 ): Promise<{ rows: CommentInIssue[]; total: number }> {
-  const query = filtered(db, filter).where("comment.issue_id", "=", issueId);
   const [rows, total] = await Promise.all([
     query
       .orderBy("comment.created_at")
@@ -122,6 +120,17 @@ export async function listIssueComments(
     countRows(db, query),
   ]);
   return { rows, total };
+}
+
+/** A page of one issue's comment rows, oldest first. */
+export async function listIssueComments(
+  db: Kysely<ForgeTables>,
+  issueId: number,
+  filter: CommentFilter,
+  window: Window,
+): Promise<{ rows: CommentInIssue[]; total: number }> {
+  const query = filtered(db, filter).where("comment.issue_id", "=", issueId);
+  return oldestFirst(db, query, window);
 }
 
 /**
@@ -136,14 +145,5 @@ export async function listRepositoryComments(
 ): Promise<{ rows: CommentInIssue[]; total: number }> {
   let query = filtered(db, filter).where("comment.repo_id", "=", repoId);
   if (filter.isPull !== undefined) query = query.where("issue.is_pull", "=", filter.isPull);
-  const [rows, total] = await Promise.all([
-    query
-      .orderBy("comment.created_at")
-      .orderBy("comment.id")
-      .limit(window.limit)
-      .offset(window.offset)
-      .execute(),
-    countRows(db, query),
-  ]);
-  return { rows, total };
+  return oldestFirst(db, query, window);
 }

@@ -58,7 +58,7 @@ export interface CommentPage {
   total: number;
 }
 
-export async function withPosters(
+async function withPosters(
   db: Kysely<ForgeTables>,
   page: { rows: CommentInIssue[]; total: number },
 ): Promise<CommentPage> {

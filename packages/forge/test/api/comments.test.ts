@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { bare, type Cast, type IssueAnswer, makeCast, openIssue } from "../support/discussion.ts";
-import { api, forEachForge } from "../support/forge.ts";
+import {
+  bare,
+  type Cast,
+  forgeDb,
+  type IssueAnswer,
+  insertEvent,
+  makeCast,
+  openIssue,
+} from "../support/discussion.ts";
+import { api, basic, forEachForge } from "../support/forge.ts";
 
 interface Comment {
   id: number;
@@ -25,11 +33,7 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
   let pub = "";
   let priv = "";
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
   async function comment(token: string, path: string, number: number, body: unknown) {
     return api<Comment & ErrorBody>(forge.url, "POST", `/repos/${path}/issues/${number}/comments`, {
@@ -115,23 +119,7 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     for (const text of ["one", "two", "three"])
       ids.push((await comment(cast.walt.token, priv, opened.number, { body: text })).body.id);
     // An event row of the timeline is not a comment.
-    await db()
-      .insertInto("comment")
-      .values({
-        issue_id: opened.id,
-        repo_id: (
-          await db()
-            .selectFrom("issue")
-            .select("repo_id")
-            .where("id", "=", opened.id)
-            .executeTakeFirstOrThrow()
-        ).repo_id,
-        poster_id: cast.olive.id,
-        type: 2,
-        created_at: new Date().toISOString(),
-        updated_at: new Date().toISOString(),
-      })
-      .execute();
+    await insertEvent(db(), opened.id, cast.olive.id, 2);
     const path = `/repos/${priv}/issues/${opened.number}/comments`;
     const all = await api<Comment[]>(forge.url, "GET", path, { token: cast.rita.token, shape: "Comment[]" });
     assert.equal(all.status, 200);
@@ -261,26 +249,9 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
       ).status,
       404,
     );
-    const event = await db()
-      .insertInto("comment")
-      .values({
-        issue_id: opened.id,
-        repo_id: (
-          await db()
-            .selectFrom("issue")
-            .select("repo_id")
-            .where("id", "=", opened.id)
-            .executeTakeFirstOrThrow()
-        ).repo_id,
-        poster_id: cast.olive.id,
-        type: 2,
-        created_at: new Date().toISOString(),
-        updated_at: new Date().toISOString(),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const eventId = await insertEvent(db(), opened.id, cast.olive.id, 2);
     assert.deepEqual(
-      await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${event.id}`, { token: cast.rita.token }),
+      await bare(forge.url, "GET", `/repos/${priv}/issues/comments/${eventId}`, { token: cast.rita.token }),
       {
         status: 204,
         text: "",
@@ -410,6 +381,42 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     );
   });
 
+  test("token scopes: reading comments needs read:issue, writing them write:issue; public-only tokens see no private repository", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, priv);
+    const scoped = async (name: string, scopes: string[]) => {
+      const made = await api<{ sha1: string }>(forge.url, "POST", `/users/${cast.rita.login}/tokens`, {
+        auth: basic(cast.rita.login, "password123"),
+        body: { name, scopes },
+      });
+      assert.equal(made.status, 201);
+      return made.body.sha1;
+    };
+    const path = `/repos/${priv}/issues/${opened.number}/comments`;
+    const reader = await scoped("issue-reader", ["read:issue"]);
+    const other = await scoped("repo-only", ["write:repository"]);
+    const publicOnly = await scoped("public-issues", ["public-only", "write:issue"]);
+    assert.equal((await api(forge.url, "GET", path, { token: reader })).status, 200);
+    assert.equal((await comment(reader, priv, opened.number, { body: "read-only token" })).status, 403);
+    assert.equal((await api(forge.url, "GET", path, { token: other })).status, 403);
+    assert.equal((await comment(other, priv, opened.number, { body: "wrong scope" })).status, 403);
+    assert.equal((await comment(publicOnly, priv, opened.number, { body: "public only" })).status, 403);
+    const commented = await comment(
+      publicOnly,
+      pub,
+      (await openIssue(forge.url, cast.olive.token, pub)).number,
+      {
+        body: "public is fine",
+      },
+    );
+    assert.equal(commented.status, 201);
+    assert.equal(
+      commented.body.user.email,
+      `${cast.rita.login}@noreply.forge.test`,
+      "a poster's address stays hidden",
+    );
+    assert.equal((await issue(priv, opened.number)).comments, 0);
+  });
+
   test("DELETE the same comment many times at once: one deletion, counted once", async () => {
     const opened = await openIssue(forge.url, cast.olive.token, pub);
     const kept = await comment(cast.rita.token, pub, opened.number, { body: "kept" });
@@ -463,7 +470,11 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
   test("a locked issue refuses comments from non-writers with 403; writers and site admins still comment", async () => {
     const opened = await openIssue(forge.url, cast.olive.token, pub);
     const earlier = await comment(cast.rita.token, pub, opened.number, { body: "before the lock" });
-    await db().updateTable("issue").set({ is_locked: true }).where("id", "=", opened.id).execute();
+    const locked = await api(forge.url, "PUT", `/repos/${pub}/issues/${opened.number}/lock`, {
+      token: cast.olive.token,
+      body: { lock_reason: "too heated" },
+    });
+    assert.equal(locked.status, 204);
     for (const who of [cast.rita, cast.ozzy]) {
       const refused = await comment(who.token, pub, opened.number, { body: "let me in" });
       assert.equal(refused.status, 403);

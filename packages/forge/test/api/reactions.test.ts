@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { bare, type Cast, makeCast, openIssue } from "../support/discussion.ts";
+import { bare, type Cast, forgeDb, makeCast, openIssue } from "../support/discussion.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 interface Reaction {
@@ -17,11 +17,7 @@ forEachForge("forge reactions: Gitea's reactions on issues and comments", (forge
   let pub = "";
   let priv = "";
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
   async function react(token: string | undefined, path: string, content?: string) {
     return api<Reaction & ErrorBody>(forge.url, "POST", path, {
@@ -205,7 +201,11 @@ forEachForge("forge reactions: Gitea's reactions on issues and comments", (forge
     const onIssue = `/repos/${pub}/issues/${opened.number}/reactions`;
     const onComment = `/repos/${pub}/issues/comments/${commentId}/reactions`;
     assert.equal((await react(cast.rita.token, onIssue, "heart")).status, 201);
-    await db().updateTable("issue").set({ is_locked: true }).where("id", "=", opened.id).execute();
+    const locked = await api(forge.url, "PUT", `/repos/${pub}/issues/${opened.number}/lock`, {
+      token: cast.olive.token,
+      body: { lock_reason: "too heated" },
+    });
+    assert.equal(locked.status, 204);
     for (const path of [onIssue, onComment]) {
       const refused = await react(cast.rita.token, path, "+1");
       assert.equal(refused.status, 403);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { type Cast, makeCast, openIssue } from "../support/discussion.ts";
+import { type Cast, forgeDb, insertEvent, makeCast, openIssue } from "../support/discussion.ts";
 import { api, forEachForge } from "../support/forge.ts";
 
 interface TimelineComment {
@@ -37,27 +37,18 @@ forEachForge("forge issue timeline and subscriptions", (forge) => {
   let priv = "";
   let repoId = 0;
 
-  function db() {
-    const database = forge.server.app.database;
-    if (!database) throw new Error("no database");
-    return database.db;
-  }
+  const db = () => forgeDb(forge.server);
 
-  /** A timeline event as the issue service records it, a second after `base`. */
-  async function event(issueId: number, type: number, seconds: number, fields: Record<string, unknown> = {}) {
-    const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seconds)).toISOString();
-    await db()
-      .insertInto("comment")
-      .values({
-        issue_id: issueId,
-        repo_id: repoId,
-        poster_id: cast.olive.id,
-        type,
-        created_at: at,
-        updated_at: at,
-        ...fields,
-      })
-      .execute();
+  /** A timeline event by olive, `seconds` into 2030. */
+  function event(issueId: number, type: number, seconds: number, fields: Record<string, unknown> = {}) {
+    return insertEvent(
+      db(),
+      issueId,
+      cast.olive.id,
+      type,
+      fields,
+      new Date(Date.UTC(2030, 0, 1, 0, 0, seconds)),
+    );
   }
 
   before(async () => {
@@ -202,6 +193,39 @@ forEachForge("forge issue timeline and subscriptions", (forge) => {
       (await api(forge.url, "GET", `/repos/${pub}/issues/${opened.number}/timeline?since=soon`)).status,
       422,
     );
+  });
+
+  test("GET timeline: the events the issue routes record (title, state, lock) arrive in order with their fields", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, pub);
+    const path = `/repos/${pub}/issues/${opened.number}`;
+    const edit = async (body: Record<string, unknown>) => {
+      const edited = await api(forge.url, "PATCH", path, { token: cast.olive.token, body });
+      assert.equal(edited.status, 201);
+    };
+    await edit({ title: "renamed" });
+    await edit({ state: "closed" });
+    await edit({ state: "open" });
+    assert.equal(
+      (
+        await api(forge.url, "PUT", `${path}/lock`, {
+          token: cast.olive.token,
+          body: { lock_reason: "spam" },
+        })
+      ).status,
+      204,
+    );
+    assert.equal((await api(forge.url, "DELETE", `${path}/lock`, { token: cast.olive.token })).status, 204);
+    const timeline = await api<TimelineComment[]>(forge.url, "GET", `${path}/timeline`, {
+      token: cast.rita.token,
+      shape: "TimelineComment[]",
+    });
+    assert.deepEqual(
+      timeline.body.map((row) => row.type),
+      ["change_title", "close", "reopen", "lock", "unlock"],
+    );
+    assert.equal(timeline.body[0].old_title, "a question");
+    assert.equal(timeline.body[0].new_title, "renamed");
+    assert.ok(timeline.body.every((row) => row.user.login === cast.olive.login));
   });
 
   test("GET timeline: 404 for an unknown issue and for outsiders of a private repository", async () => {

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { api } from "./forge.ts";
+import type { Kysely } from "kysely";
+import type { ForgeTables } from "../../src/schemas/tables.ts";
+import { api, type Forge } from "./forge.ts";
 import { makePerson, type Person } from "./people.ts";
 
 /**
@@ -79,4 +81,45 @@ export async function bare(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   return { status: res.status, text: await res.text() };
+}
+
+/** The forge's database, for what no route sets up (a locked issue, a timeline event). */
+export function forgeDb(server: Forge): Kysely<ForgeTables> {
+  const database = server.app.database;
+  if (!database) throw new Error("no database");
+  return database.db;
+}
+
+/**
+ * Records a timeline event (a comment row of Gitea's CommentType `type`) on an issue, as the issue
+ * service does, at `at` (now when absent); its id.
+ */
+export async function insertEvent(
+  db: Kysely<ForgeTables>,
+  issueId: number,
+  posterId: number,
+  type: number,
+  fields: Record<string, unknown> = {},
+  at = new Date(),
+): Promise<number> {
+  const { repo_id } = await db
+    .selectFrom("issue")
+    .select("repo_id")
+    .where("id", "=", issueId)
+    .executeTakeFirstOrThrow();
+  const time = at.toISOString();
+  const row = await db
+    .insertInto("comment")
+    .values({
+      issue_id: issueId,
+      repo_id,
+      poster_id: posterId,
+      type,
+      created_at: time,
+      updated_at: time,
+      ...fields,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
