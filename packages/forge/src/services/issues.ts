@@ -454,6 +454,7 @@ export async function editIssue(
   const now = toStoredTime(new Date(), database.dialect);
   return database.db.transaction().execute(async (trx) => {
     let current = (await lockIssue(trx, database.dialect, issue.id)) ?? issue;
+    const indexed = current;
     const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id };
     if (edit.title && edit.title !== current.title) {
       const from = current.title;
@@ -470,6 +471,7 @@ export async function editIssue(
       current = await updateIssueRow(trx, issue.id, { body: edit.body, updated_at: now });
       await queueIssueEvent(trx, audience, doer, current, "issues", "edited", { body: { from } });
     }
+    if (current.title !== indexed.title || current.body !== indexed.body) await indexIssues(trx, [current]);
     if (edit.ref !== undefined && edit.ref !== current.ref) {
       const from = current.ref;
       current = await updateIssueRow(trx, issue.id, { ref: edit.ref, updated_at: now });
