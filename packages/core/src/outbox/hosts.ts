@@ -55,7 +55,7 @@ const V4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
  * An IP address as its bytes, 4 for IPv4 and 16 for IPv6, an IPv4-mapped IPv6 address (which
  * connects to the IPv4 one) as its IPv4 bytes; undefined when `text` is no IP address.
  */
-export function parseIp(text: string): Uint8Array | undefined {
+function parseIp(text: string): Uint8Array | undefined {
   const address = text.replace(/%.*$/, "");
   const family = isIP(address);
   if (family === 4) return parseIPv4(address);
@@ -143,23 +143,82 @@ const KEYWORDS: Record<string, (ip: Uint8Array) => boolean> = {
   external: (ip) => !within(NOT_GLOBAL_UNICAST, ip) && !within(LOOPBACK, ip) && !within(PRIVATE, ip),
 };
 
+// One position of a glob: `*`, `?`, a character class or one character.
+type GlobToken =
+  | { kind: "star" }
+  | { kind: "one" }
+  | { kind: "class"; negated: boolean; ranges: [string, string][] }
+  | { kind: "char"; char: string };
+
+/** A glob's tokens, as Go's path.Match reads them; undefined for a malformed glob (Go matches nothing then). */
+function parseGlob(pattern: string): GlobToken[] | undefined {
+  const tokens: GlobToken[] = [];
+  let i = 0;
+  const literal = (): string | undefined => {
+    if (pattern[i] === "\\") i++;
+    return i < pattern.length ? pattern[i++] : undefined;
+  };
+  while (i < pattern.length) {
+    const c = pattern[i];
+    if (c === "*") {
+      i++;
+      tokens.push({ kind: "star" });
+    } else if (c === "?") {
+      i++;
+      tokens.push({ kind: "one" });
+    } else if (c === "[") {
+      i++;
+      const negated = pattern[i] === "^";
+      if (negated) i++;
+      const ranges: [string, string][] = [];
+      while (pattern[i] !== "]" || ranges.length === 0) {
+        if (i >= pattern.length || pattern[i] === "]") return undefined;
+        const low = literal();
+        let high = low;
+        if (pattern[i] === "-") {
+          i++;
+          high = literal();
+        }
+        if (low === undefined || high === undefined) return undefined;
+        ranges.push([low, high]);
+      }
+      i++;
+      tokens.push({ kind: "class", negated, ranges });
+    } else {
+      const char = literal();
+      if (char === undefined) return undefined;
+      tokens.push({ kind: "char", char });
+    }
+  }
+  return tokens;
+}
+
+function matchesOne(token: GlobToken, char: string): boolean {
+  if (token.kind === "one") return true;
+  if (token.kind === "char") return token.char === char;
+  if (token.kind === "class") {
+    return token.ranges.some(([low, high]) => low <= char && char <= high) !== token.negated;
+  }
+  return false;
+}
+
 /**
- * Whether `text` matches the glob `pattern` as Go's path.Match does for names without a slash:
- * `*` any run of characters, `?` one character, anything else itself. Iterative with one
- * backtrack point, so any pattern runs in time proportional to their lengths' product at worst.
+ * Whether `text` matches a glob as Go's path.Match does for names without a slash: `*` any run of
+ * characters, `?` one, `[a-z]` / `[^0-9]` one of a class, a backslash escapes. Iterative with one
+ * backtrack point, so it takes time proportional to the lengths' product at worst.
  */
-export function globMatch(pattern: string, text: string): boolean {
+function globMatch(tokens: GlobToken[], text: string): boolean {
   let p = 0;
   let t = 0;
   let star = -1;
   let resume = 0;
   while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === text[t])) {
-      p++;
-      t++;
-    } else if (p < pattern.length && pattern[p] === "*") {
+    if (p < tokens.length && tokens[p].kind === "star") {
       star = p++;
       resume = t;
+    } else if (p < tokens.length && matchesOne(tokens[p], text[t])) {
+      p++;
+      t++;
     } else if (star >= 0) {
       p = star + 1;
       t = ++resume;
@@ -167,13 +226,14 @@ export function globMatch(pattern: string, text: string): boolean {
       return false;
     }
   }
-  while (p < pattern.length && pattern[p] === "*") p++;
-  return p === pattern.length;
+  while (p < tokens.length && tokens[p].kind === "star") p++;
+  return p === tokens.length;
 }
 
 /** Parses an allowed-host list (see above); an empty list allows nothing. */
 export function parseAllowedHostList(list: string): AllowedHosts {
-  const patterns: string[] = [];
+  const patterns: GlobToken[][] = [];
+  let anything = false;
   const cidrs: Network[] = [];
   const keywords: ((ip: Uint8Array) => boolean)[] = [];
   for (const raw of list.split(",")) {
@@ -182,10 +242,13 @@ export function parseAllowedHostList(list: string): AllowedHosts {
     const network = parseCidr(entry);
     if (network !== undefined) cidrs.push(network);
     else if (Object.hasOwn(KEYWORDS, entry)) keywords.push(KEYWORDS[entry]);
-    else patterns.push(entry);
+    else {
+      const glob = parseGlob(entry);
+      if (glob !== undefined) patterns.push(glob);
+      anything ||= entry === "*";
+    }
   }
   const matchesPattern = (name: string) => patterns.some((pattern) => globMatch(pattern, name));
-  const anything = patterns.includes("*");
   return {
     allows(host, address) {
       if (matchesPattern(host.toLowerCase()) || matchesPattern(address.toLowerCase())) return true;

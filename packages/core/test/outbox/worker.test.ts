@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import dns from "node:dns";
 import { after, before, test } from "node:test";
 import { type AnyKysely, createDb, type Database, toStoredTime } from "../../src/db/index.ts";
 import {
@@ -217,6 +218,42 @@ forEachDatabase("outbox worker", (database) => {
       assert.match(named.error ?? "", /^localhost \((127\.0\.0\.1|::1)\) is not an allowed host$/);
     });
     assert.equal(receiver.hitsTo("/refused").length, 0);
+  });
+
+  test("a host name is resolved once: the request goes to the addresses that were checked", async () => {
+    nextTopicId++;
+    const port = new URL(receiver.url).port;
+    // .test names resolve nowhere: only the stub knows them, so a second resolution would fail.
+    const answers: Record<string, dns.LookupAddress[]> = {
+      "checked.test": [{ address: "127.0.0.1", family: 4 }],
+      "mixed.test": [
+        { address: "127.0.0.1", family: 4 },
+        { address: "10.0.0.1", family: 4 },
+      ],
+    };
+    const lookups: string[] = [];
+    const realLookup = dns.promises.lookup;
+    dns.promises.lookup = (async (host: string) => {
+      lookups.push(host);
+      return answers[host] ?? [];
+    }) as typeof dns.promises.lookup;
+    try {
+      const [checked, mixed] = await queue(
+        request("", { url: `http://checked.test:${port}/checked` }),
+        request("", { url: `http://mixed.test:${port}/mixed` }),
+      );
+      await withWorker({}, async (wake) => {
+        wake();
+        assert.equal((await settled(db, TOPIC, nextTopicId, checked.id)).status, "delivered");
+        const refused = await settled(db, TOPIC, nextTopicId, mixed.id);
+        assert.equal(refused.error, "mixed.test (10.0.0.1) is not an allowed host");
+      });
+    } finally {
+      dns.promises.lookup = realLookup;
+    }
+    assert.deepEqual(lookups.sort(), ["checked.test", "mixed.test"]);
+    assert.equal(receiver.hitsTo("/checked")[0]?.headers.host, `checked.test:${port}`);
+    assert.equal(receiver.hitsTo("/mixed").length, 0);
   });
 
   test("a redirect is not followed: it is a failed answer", async () => {
