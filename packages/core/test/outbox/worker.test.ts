@@ -236,7 +236,7 @@ forEachDatabase("outbox worker", (database) => {
     dns.promises.lookup = (async (host: string) => {
       lookups.push(host);
       return answers[host] ?? [];
-    }) as typeof dns.promises.lookup;
+    }) as unknown as typeof dns.promises.lookup;
     try {
       const [checked, mixed] = await queue(
         request("", { url: `http://checked.test:${port}/checked` }),
