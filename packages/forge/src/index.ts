@@ -32,6 +32,8 @@ export interface ForgeOptions {
   webhookAllowedHostList?: string;
   /** How long one webhook delivery may take (Gitea's webhook.DELIVER_TIMEOUT; default 5 s). */
   webhookDeliveryTimeoutMs?: number;
+  /** The waits before each retry of a failed delivery (default: core's back-off). */
+  webhookRetryWaitsMs?: number[];
 }
 
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
@@ -84,6 +86,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
           database: database as unknown as Database,
           allowedHosts: options.webhookAllowedHostList ?? "external",
           timeoutMs: options.webhookDeliveryTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+          retries: options.webhookRetryWaitsMs,
           logger: config.logger.child({ component: "webhooks" }),
         });
         const unsubscribe = onDeliveriesQueued(() => worker.wake());

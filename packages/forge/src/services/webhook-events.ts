@@ -89,6 +89,11 @@ export function onDeliveriesQueued(listener: () => void): () => void {
   return () => signal.off("queued", listener);
 }
 
+/** Notes deliveries queued other than through this file (a redelivery), for the next signal. */
+export function noteQueuedDeliveries(): void {
+  unsignaled = true;
+}
+
 /** Wakes the workers when deliveries were queued since the last call; cheap when none were. */
 export function signalQueuedDeliveries(): void {
   if (!unsignaled) return;
@@ -123,7 +128,7 @@ async function queueMessage(
     ...request,
     uuid,
   });
-  unsignaled = true;
+  noteQueuedDeliveries();
 }
 
 /** The repository as its owner sees it, as Gitea puts it into every payload. */

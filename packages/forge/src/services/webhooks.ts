@@ -26,7 +26,13 @@ import type { ForgeTables, WebhookTable } from "../schemas/tables.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { compileBranchFilter, MAX_BRANCH_FILTER } from "./branch-filter.ts";
 import { type RepositoryContext, repositoryFilesPath, type Storage } from "./repositories.ts";
-import { HOOK_TOPIC, queueHookTest, queuePing, signalQueuedDeliveries } from "./webhook-events.ts";
+import {
+  HOOK_TOPIC,
+  noteQueuedDeliveries,
+  queueHookTest,
+  queuePing,
+  signalQueuedDeliveries,
+} from "./webhook-events.ts";
 import { subscribedEvents } from "./webhook-payloads.ts";
 import { testPushFields } from "./webhook-push.ts";
 
@@ -345,6 +351,7 @@ export async function redeliverHookDelivery(
     return queued && getDelivery(trx, HOOK_TOPIC, hook.id, queued.id);
   });
   if (!again) throw new NotFound(`hook delivery does not exist [id: ${deliveryId}]`);
+  noteQueuedDeliveries();
   signalQueuedDeliveries();
   return again;
 }

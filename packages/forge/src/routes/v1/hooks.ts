@@ -128,7 +128,11 @@ export function registerHooks(context: ApiContext): void {
 
     app.get(
       family.prefix,
-      { config, schema: { params: listParams, querystring: family === site ? AdminListQuery : undefined } },
+      {
+        config,
+        schema:
+          family === site ? { params: listParams, querystring: AdminListQuery } : { params: listParams },
+      },
       async (request, reply) => {
         const place = await family.place(request, request.params as Params);
         if (family === site) {
