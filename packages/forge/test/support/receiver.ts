@@ -25,7 +25,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: Answer = 200): Promise<Receiver> {
+/** A receiver on `port` (0: any free one), e.g. one a hook was made for while nothing listened there. */
+export async function startReceiver(answer: Answer = 200, port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<import("node:http").ServerResponse>();
   const receiver: Receiver = {
@@ -58,7 +59,7 @@ export async function startReceiver(answer: Answer = 200): Promise<Receiver> {
       response.end(`answered ${receiver.answer}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
 }
