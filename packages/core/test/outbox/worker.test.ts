@@ -2,14 +2,16 @@ import assert from "node:assert/strict";
 import dns from "node:dns";
 import { after, before, test } from "node:test";
 import { type AnyKysely, createDb, type Database, toStoredTime } from "../../src/db/index.ts";
+import { createLogger } from "../../src/log/index.ts";
 import {
   createOutboxTable,
   type DeliveryRequest,
+  listDeliveries,
   type OutboxWorkerOptions,
   queueDelivery,
   startOutboxWorker,
 } from "../../src/outbox/index.ts";
-import { forEachDatabase, freePort, waitFor } from "../../src/testing/index.ts";
+import { forEachDatabase, freePort, tempDir, waitFor } from "../../src/testing/index.ts";
 import { quietLogger, type Receiver, settled, sleep, startReceiver } from "./support.ts";
 
 const TOPIC = "thing";
@@ -337,4 +339,59 @@ forEachDatabase("outbox worker", (database) => {
     assert.equal(receiver.hitsTo("/abandoned").length, 1);
     assert.equal(receiver.hitsTo("/held").length, 1);
   });
+
+  test("sent and failed deliveries older than the history's span are swept; pending ones stay", async () => {
+    nextTopicId++;
+    const [sent, failed, pending, recent] = await queue(
+      request("/old-sent"),
+      request("/old-failed"),
+      request("/old-pending"),
+      request("/recent"),
+    );
+    const longAgo = toStoredTime(new Date(Date.now() - 3_600_000), handle.dialect);
+    await db
+      .updateTable("outbox_delivery")
+      .set({ status: "delivered", created_at: longAgo })
+      .where("id", "=", sent.id)
+      .execute();
+    await db
+      .updateTable("outbox_delivery")
+      .set({ status: "failed", created_at: longAgo })
+      .where("id", "=", failed.id)
+      .execute();
+    await db
+      .updateTable("outbox_delivery")
+      .set({ created_at: longAgo })
+      .where("id", "=", pending.id)
+      .execute();
+    await withWorker({ keepMs: 60_000 }, async (wake) => {
+      wake();
+      assert.equal((await settled(db, TOPIC, nextTopicId, pending.id)).status, "delivered");
+      assert.equal((await settled(db, TOPIC, nextTopicId, recent.id)).status, "delivered");
+    });
+    const left = await listDeliveries(db, TOPIC, nextTopicId, { limit: 10, offset: 0 });
+    assert.deepEqual(
+      left.rows.map((d) => d.id),
+      [recent.id, pending.id],
+    );
+  });
+});
+
+test("a database that fails is logged, never an unhandled rejection, and stop still resolves", async () => {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "error", destination: { write: (line: string) => lines.push(line) } });
+  const dir = await tempDir("anvil-outbox-");
+  // A database without the outbox table: every poll fails.
+  const broken = createDb(`sqlite:${dir.path}/empty.db`);
+  try {
+    const worker = startOutboxWorker({ database: broken, allowedHosts: "loopback", logger, pollMs: 10 });
+    await sleep(100);
+    worker.wake();
+    await worker.stop();
+  } finally {
+    await broken.close();
+    await dir.remove();
+  }
+  assert.ok(lines.length > 1, "every poll failed and was logged");
+  assert.match(JSON.parse(lines[0]).msg, /polling for deliveries failed/);
 });
