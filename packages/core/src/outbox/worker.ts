@@ -99,7 +99,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
             response_status: result.status,
             response_headers: JSON.stringify(result.headers),
             response_body: result.body,
-            error: null,
+            error: result.status >= 300 && result.status < 400 ? "redirects are not followed" : null,
           }
         : { response_status: null, response_headers: null, response_body: null, error: result.error };
     const common = { ...answer, duration_ms: result.durationMs, claimed_until: null };

@@ -269,6 +269,7 @@ forEachDatabase("outbox worker", (database) => {
       const failed = await settled(db, TOPIC, nextTopicId, moved.id);
       assert.equal(failed.status, "failed");
       assert.equal(failed.responseStatus, 302);
+      assert.equal(failed.error, "redirects are not followed");
       assert.equal(failed.responseHeaders?.location, `${receiver.url}/moved-here`);
     });
     assert.equal(receiver.hitsTo("/moved").length, 1);
