@@ -108,7 +108,8 @@ function exchange(
       clearTimeout(timer);
       if (answer === undefined || finished) return;
       finished = true;
-      answer.body = Buffer.concat(chunks).toString("utf8");
+      // PostgreSQL's text cannot hold NUL, which a binary answer may contain.
+      answer.body = Buffer.concat(chunks).toString("utf8").replaceAll("\0", "\uFFFD");
       resolve(answer);
       outgoing.destroy();
     };

@@ -70,6 +70,13 @@ export async function createOutboxTable(db: AnyKysely): Promise<void> {
     .on(OUTBOX_TABLE)
     .columns(["status", "next_attempt_at"])
     .execute();
+  // The worker's sweep of old history.
+  await db.schema
+    .createIndex(`${OUTBOX_TABLE}_created`)
+    .ifNotExists()
+    .on(OUTBOX_TABLE)
+    .column("created_at")
+    .execute();
   // A topic's history, newest first.
   await db.schema
     .createIndex(`${OUTBOX_TABLE}_topic`)

@@ -30,6 +30,8 @@ export interface OutboxWorkerOptions {
   pollMs?: number;
   /** How long a claim holds; past it, a delivery whose process died is claimed again. */
   leaseMs?: number;
+  /** How long a sent or failed delivery stays in the history (Gitea keeps 7 days too). */
+  keepMs?: number;
 }
 
 export interface OutboxWorker {
@@ -40,6 +42,8 @@ export interface OutboxWorker {
 }
 
 const DEFAULT_RETRIES = [10_000, 30_000, 120_000, 600_000];
+const DAY = 24 * 3600 * 1000;
+const SWEEP_EVERY_MS = 3600 * 1000;
 
 export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { database, logger } = options;
@@ -54,6 +58,8 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const retries = options.retries ?? DEFAULT_RETRIES;
   const pollMs = options.pollMs ?? 2000;
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
+  const keepMs = options.keepMs ?? 7 * DAY;
+  let sweptAt = 0;
   const worker = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const inFlight = new Set<Promise<void>>();
   let polling: Promise<void> | undefined;
@@ -93,7 +99,7 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
             response_status: result.status,
             response_headers: JSON.stringify(result.headers),
             response_body: result.body,
-            error: null,
+            error: result.status >= 300 && result.status < 400 ? "redirects are not followed" : null,
           }
         : { response_status: null, response_headers: null, response_body: null, error: result.error };
     const common = { ...answer, duration_ms: result.durationMs, claimed_until: null };
@@ -142,7 +148,19 @@ export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     }
   }
 
+  // Keeps the table bounded: every process sweeps now and then; the deletes are idempotent.
+  async function sweep(now: Date): Promise<void> {
+    if (now.getTime() - sweptAt < SWEEP_EVERY_MS) return;
+    sweptAt = now.getTime();
+    await db
+      .deleteFrom(OUTBOX_TABLE)
+      .where("created_at", "<", stored(new Date(now.getTime() - keepMs)))
+      .where("status", "<>", "pending")
+      .execute();
+  }
+
   async function poll(): Promise<void> {
+    await sweep(new Date());
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
     const now = new Date();

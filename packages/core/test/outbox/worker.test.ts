@@ -2,14 +2,16 @@ import assert from "node:assert/strict";
 import dns from "node:dns";
 import { after, before, test } from "node:test";
 import { type AnyKysely, createDb, type Database, toStoredTime } from "../../src/db/index.ts";
+import { createLogger } from "../../src/log/index.ts";
 import {
   createOutboxTable,
   type DeliveryRequest,
+  listDeliveries,
   type OutboxWorkerOptions,
   queueDelivery,
   startOutboxWorker,
 } from "../../src/outbox/index.ts";
-import { forEachDatabase, freePort, waitFor } from "../../src/testing/index.ts";
+import { forEachDatabase, freePort, tempDir, waitFor } from "../../src/testing/index.ts";
 import { quietLogger, type Receiver, settled, sleep, startReceiver } from "./support.ts";
 
 const TOPIC = "thing";
@@ -76,7 +78,7 @@ forEachDatabase("outbox worker", (database) => {
   test("a committed delivery is sent once, with its method, headers and body, and its answer kept", async () => {
     nextTopicId++;
     receiver.on("/once", (_request, response) =>
-      response.writeHead(202, { "x-answer": "kept" }).end("accepted, thanks"),
+      response.writeHead(202, { "x-answer": "kept" }).end("accepted,\0 thanks"),
     );
     const [post, put, get] = await queue(
       request("/once", { uuid: "3b0bd7ab-4b8a-4bfa-8d21-1e0a6f3b7e11", headers: { "x-id": "3b0bd7ab" } }),
@@ -92,7 +94,7 @@ forEachDatabase("outbox worker", (database) => {
       assert.equal(delivered.isSucceed, true);
       assert.equal(delivered.attempts, 1);
       assert.equal(delivered.responseStatus, 202);
-      assert.equal(delivered.responseBody, "accepted, thanks");
+      assert.equal(delivered.responseBody, "accepted,\uFFFD thanks");
       assert.equal(delivered.responseHeaders?.["x-answer"], "kept");
       assert.equal(delivered.error, null);
       assert.ok(delivered.deliveredAt instanceof Date && delivered.durationMs !== null);
@@ -267,6 +269,7 @@ forEachDatabase("outbox worker", (database) => {
       const failed = await settled(db, TOPIC, nextTopicId, moved.id);
       assert.equal(failed.status, "failed");
       assert.equal(failed.responseStatus, 302);
+      assert.equal(failed.error, "redirects are not followed");
       assert.equal(failed.responseHeaders?.location, `${receiver.url}/moved-here`);
     });
     assert.equal(receiver.hitsTo("/moved").length, 1);
@@ -337,4 +340,59 @@ forEachDatabase("outbox worker", (database) => {
     assert.equal(receiver.hitsTo("/abandoned").length, 1);
     assert.equal(receiver.hitsTo("/held").length, 1);
   });
+
+  test("sent and failed deliveries older than the history's span are swept; pending ones stay", async () => {
+    nextTopicId++;
+    const [sent, failed, pending, recent] = await queue(
+      request("/old-sent"),
+      request("/old-failed"),
+      request("/old-pending"),
+      request("/recent"),
+    );
+    const longAgo = toStoredTime(new Date(Date.now() - 3_600_000), handle.dialect);
+    await db
+      .updateTable("outbox_delivery")
+      .set({ status: "delivered", created_at: longAgo })
+      .where("id", "=", sent.id)
+      .execute();
+    await db
+      .updateTable("outbox_delivery")
+      .set({ status: "failed", created_at: longAgo })
+      .where("id", "=", failed.id)
+      .execute();
+    await db
+      .updateTable("outbox_delivery")
+      .set({ created_at: longAgo })
+      .where("id", "=", pending.id)
+      .execute();
+    await withWorker({ keepMs: 60_000 }, async (wake) => {
+      wake();
+      assert.equal((await settled(db, TOPIC, nextTopicId, pending.id)).status, "delivered");
+      assert.equal((await settled(db, TOPIC, nextTopicId, recent.id)).status, "delivered");
+    });
+    const left = await listDeliveries(db, TOPIC, nextTopicId, { limit: 10, offset: 0 });
+    assert.deepEqual(
+      left.rows.map((d) => d.id),
+      [recent.id, pending.id],
+    );
+  });
+});
+
+test("a database that fails is logged, never an unhandled rejection, and stop still resolves", async () => {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "error", destination: { write: (line: string) => lines.push(line) } });
+  const dir = await tempDir("anvil-outbox-");
+  // A database without the outbox table: every poll fails.
+  const broken = createDb(`sqlite:${dir.path}/empty.db`);
+  try {
+    const worker = startOutboxWorker({ database: broken, allowedHosts: "loopback", logger, pollMs: 10 });
+    await sleep(100);
+    worker.wake();
+    await worker.stop();
+  } finally {
+    await broken.close();
+    await dir.remove();
+  }
+  assert.ok(lines.length > 1, "every poll failed and was logged");
+  assert.match(JSON.parse(lines[0]).msg, /polling for deliveries failed/);
 });
