@@ -7,7 +7,6 @@ import {
   parseTrustProxy,
   resolveConfig,
 } from "@anvil/core/config";
-import { parseAllowedHostList } from "@anvil/core/outbox";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -156,17 +155,6 @@ export const settingsSpec = {
     default: "external",
     description:
       "where webhooks may deliver, as Gitea's webhook.ALLOWED_HOST_LIST: external, loopback, private, * (any), host names (globs) and CIDR ranges, comma-separated",
-    accepts: {
-      test: (text: string) => {
-        try {
-          parseAllowedHostList(text);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      expected: "a comma-separated list of external, loopback, private, *, host names and CIDR ranges",
-    },
   } as ConfigKey<"string">,
   "forge.webhook-delivery-timeout": {
     type: "integer",
