@@ -7,6 +7,7 @@ import { emailsTransfers } from "./0005_emails_transfers.ts";
 import { loginThrottle } from "./0007_login_throttle.ts";
 import { issues } from "./0008_issues.ts";
 import { issueSearch } from "./0009_issue_search.ts";
+import { webhooks } from "./0010_webhooks.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
 export const migrations: readonly NamedMigration[] = [
@@ -18,4 +19,5 @@ export const migrations: readonly NamedMigration[] = [
   loginThrottle,
   issues,
   issueSearch,
+  webhooks,
 ];
