@@ -14,6 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { connectDatabase, hashPassword, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
 import { freePort } from "@anvil/core/testing";
@@ -27,12 +28,14 @@ import { createOrganization } from "../packages/forge/src/services/organizations
 import { createRepository } from "../packages/forge/src/services/repositories.ts";
 import { addTeamMember, createTeam } from "../packages/forge/src/services/teams.ts";
 import { createToken } from "../packages/forge/src/services/tokens.ts";
+import { queueRepositoryEvent } from "../packages/forge/src/services/webhook-events.ts";
 import {
   checkTarget,
   createBenchDatabase,
   hasWrk,
   insertAll,
   type LoadPlan,
+  load,
   measureAlternately,
   median,
   memoryOf,
@@ -43,6 +46,7 @@ import {
   startSelf,
   summarize,
   type Target,
+  type WrkMeasure,
 } from "./load.ts";
 
 const run = promisify(execFile);
@@ -53,7 +57,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const commits = Number(process.env.BENCH_COMMITS || 10_000);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/forge.json");
 const forgeNodeOptions = process.env.BENCH_FORGE_NODE_OPTIONS;
-const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijkl";
+const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijklm";
 const issueCount = Number(process.env.BENCH_ISSUES || 100_000);
 
 const USERS = 1000;
@@ -115,11 +119,13 @@ interface Seeded {
 }
 
 interface SeededIssues {
+  repoId: number;
+  ownerId: number;
   /** `/api/v1/repos/{owner}/{repo}` of the tracker; its issue paths hang below it. */
   repoPath: string;
   /** Numbers of issues to ask for one by one (and for their comments). */
   numbers: number[];
-  /** A token of the tracker's owner that may write issues. */
+  /** A token of the tracker's owner that may write issues and hooks. */
   token: string;
   seconds: number;
 }
@@ -183,6 +189,9 @@ async function main(): Promise<void> {
         "0",
         "--log-level",
         "warn",
+        // The drain scenario's receiver listens on 127.0.0.1.
+        "--webhook-allowed-host-list",
+        "loopback",
       ],
       forgeNodeOptions ? { NODE_OPTIONS: forgeNodeOptions } : {},
     );
@@ -251,6 +260,15 @@ async function main(): Promise<void> {
       });
     }
 
+    const drain = chosenScenarios.includes("m")
+      ? await webhookDrain(
+          plan,
+          databaseUrl,
+          forge,
+          seeded.issues,
+          issueScenarios(forge.base, seeded.issues)[4],
+        )
+      : undefined;
     const clone = await cloneBenchmark(work, forge, backend);
     const result = {
       date: new Date().toISOString(),
@@ -268,6 +286,7 @@ async function main(): Promise<void> {
       },
       forgeStartRssKb,
       api,
+      drain,
       clone,
     };
     console.log(report(result));
@@ -579,9 +598,11 @@ async function seedIssues(
   });
   const { secret } = await createToken(database, owner, {
     name: "bench-issues",
-    scopes: ["write:issue", "read:repository"],
+    scopes: ["write:issue", "write:repository"],
   });
   return {
+    repoId: repository.id,
+    ownerId: owner.id,
     repoPath: `/api/v1/repos/${TRACKER.owner}/${TRACKER.name}`,
     numbers: Array.from(
       { length: Math.min(issueCount, 10_000) },
@@ -777,6 +798,110 @@ end
 `;
 }
 
+// --- webhook drain -------------------------------------------------------------------------------
+
+const DELIVERIES = 1000;
+
+/**
+ * (m) 1,000 webhook deliveries to a receiver in this process, and what they cost the API: a
+ * repository hook on the tracker (made through the API, `issues` events) to a node:http server
+ * answering 200; the 1,000 `issues` events are queued in one transaction by the forge's own
+ * queueRepositoryEvent from this process (as a second forge process on the database would), so
+ * the forge's workers find them at their next poll and drain them while wrk loads `sample` (one
+ * issue, 32 connections). Each run under the drain alternates with one of the same load without
+ * deliveries; the drain rate is the receiver's: 999 over the time from the first delivery to the
+ * last.
+ */
+async function webhookDrain(
+  plan: LoadPlan,
+  databaseUrl: string,
+  forge: Running,
+  issues: SeededIssues,
+  sample: Scenario,
+) {
+  const arrivals: number[] = [];
+  const receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      arrivals.push(performance.now());
+      response.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const port = (receiver.address() as { port: number }).port;
+  const database = await connectDatabase<ForgeTables>(databaseUrl);
+  try {
+    const created = await fetch(`${forge.base}${issues.repoPath}/hooks`, {
+      method: "POST",
+      headers: { authorization: `token ${issues.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        type: "gitea",
+        config: { url: `http://127.0.0.1:${port}/hook`, content_type: "json" },
+        events: ["issues"],
+        active: true,
+      }),
+    });
+    if (created.status !== 201)
+      throw new Error(`hook creation answered ${created.status} ${await created.text()}`);
+    const hook = (await created.json()) as { id: number };
+    // Its ping first, so that no run counts it.
+    await waitFor(() => arrivals.length >= 1, 10_000, "the hook's ping");
+    const queue = () =>
+      database.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < DELIVERIES; i++)
+          await queueRepositoryEvent(trx, {
+            repoId: issues.repoId,
+            senderId: issues.ownerId,
+            type: "issues",
+            fields: { action: "opened", number: issues.numbers[i % issues.numbers.length] },
+          });
+      });
+    const quiet: WrkMeasure[] = [];
+    const busy: WrkMeasure[] = [];
+    const rates: number[] = [];
+    await load(plan, sample.target, connections, Math.min(plan.seconds, 3));
+    for (let i = 0; i < plan.runs; i++) {
+      quiet.push(await load(plan, sample.target, connections, plan.seconds));
+      arrivals.length = 0;
+      // Queued a second into the run, so the whole drain falls inside it (workers poll every 2 s).
+      const [measure] = await Promise.all([
+        load(plan, sample.target, connections, plan.seconds),
+        sleep(1000).then(queue),
+      ]);
+      busy.push(measure);
+      await waitFor(() => arrivals.length >= DELIVERIES, 120_000, `${DELIVERIES} deliveries`);
+      const rate = (DELIVERIES - 1) / (((arrivals.at(-1) ?? 0) - arrivals[0]) / 1000);
+      rates.push(rate);
+      console.error(
+        `  (m) run ${i + 1}: ${Math.round(rate)} deliveries/s; API p99 ${quiet.at(-1)?.p99Ms} ms without, ${measure.p99Ms} ms during`,
+      );
+    }
+    await fetch(`${forge.base}${issues.repoPath}/hooks/${hook.id}`, {
+      method: "DELETE",
+      headers: { authorization: `token ${issues.token}` },
+    });
+    return {
+      deliveries: DELIVERIES,
+      ratePerSecond: median(rates),
+      rates: rates.map(Math.round),
+      quiet: summarize(quiet),
+      busy: summarize(busy),
+      forgePeakRssKb: (await memoryOf(forge.pid)).hwmKb,
+    };
+  } finally {
+    await database.close();
+    receiver.close();
+  }
+}
+
+async function waitFor(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
 // --- report --------------------------------------------------------------------------------------
 
 function report(result: {
@@ -785,6 +910,7 @@ function report(result: {
   seeding: { databaseSeconds: number; cloneRepositorySeconds: number };
   forgeStartRssKb: number;
   api: ApiRow[];
+  drain: Awaited<ReturnType<typeof webhookDrain>> | undefined;
   clone: Awaited<ReturnType<typeof cloneBenchmark>>;
 }): string {
   const rate = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -837,6 +963,18 @@ function report(result: {
     lines.push(
       `Goal issue search p99 < 20 ms at 4 connections: ${ms(search.forge.p99Ms)}, ${met(search.forge.p99Ms < 20)}.`,
     );
+  const drain = result.drain;
+  if (drain) {
+    const raised = drain.busy.p99Ms / drain.quiet.p99Ms - 1;
+    lines.push(
+      "",
+      "| webhook drain | deliveries/s | API req/s without / during | API p99 without / during | forge peak RSS |",
+      "|---|---:|---:|---:|---:|",
+      `| (m) ${drain.deliveries} deliveries, GET one issue at ${connections} connections | ${rate(drain.ratePerSecond)} | ${rate(drain.quiet.requestsPerSecond)} / ${rate(drain.busy.requestsPerSecond)} | ${ms(drain.quiet.p99Ms)} / ${ms(drain.busy.p99Ms)} | ${mb(drain.forgePeakRssKb)} |`,
+      "",
+      `Goal ${drain.deliveries} deliveries at >= 500/s: ${rate(drain.ratePerSecond)}/s, ${met(drain.ratePerSecond >= 500)}; API p99 raised by <= 20%: ${(raised * 100).toFixed(0)}%, ${met(raised <= 0.2)}.`,
+    );
+  }
   const clone = result.clone;
   const cloneRatio = clone.forgeSeconds / clone.httpBackendSeconds;
   lines.push(
