@@ -8,7 +8,8 @@
 // run, e.g. "a" to profile one; all by default).
 // The same file also runs the two reference servers, each in a process of its own:
 // `forge.ts --reference <database-url> <port>` and `forge.ts --http-backend <project-root> <port>`;
-// `forge.ts --seed <data-dir>` only seeds a SQLite data dir and keeps it (to profile by hand).
+// `forge.ts --seed <data-dir> [database-url]` only seeds a data dir (and database) and keeps it (to
+// profile by hand).
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -300,9 +301,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** Seeds a data dir and keeps it, for profiling a server by hand; prints the token and one path. */
-async function seedOnly(dataDir: string): Promise<void> {
-  const seeded = await seed(`sqlite:${path.join(dataDir, "forge.db")}`, dataDir);
+/**
+ * Seeds a data dir (and the database at `databaseUrl`, the dir's SQLite file by default) and keeps
+ * them, for profiling a server by hand; prints the token and one path.
+ */
+async function seedOnly(dataDir: string, databaseUrl = `sqlite:${path.join(dataDir, "forge.db")}`): Promise<void> {
+  const seeded = await seed(databaseUrl, dataDir);
   console.log(JSON.stringify({ token: seeded.token, example: seeded.repoPaths[0] }));
 }
 
@@ -1062,5 +1066,5 @@ async function serveHttpBackend(projectRoot: string, port: number): Promise<void
 const [role, where, port] = process.argv.slice(2);
 if (role === "--reference") await serveReference(where, "repository", Number(port));
 else if (role === "--http-backend") await serveHttpBackend(where, Number(port));
-else if (role === "--seed") await seedOnly(where);
+else if (role === "--seed") await seedOnly(where, port);
 else await main();

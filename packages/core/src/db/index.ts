@@ -35,4 +35,5 @@ export {
   matchingDocs,
   removeText,
   type TextIndexOptions,
+  textMatch,
 } from "./text-search.ts";

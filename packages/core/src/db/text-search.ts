@@ -15,8 +15,11 @@
  * NFKC-normalized and lowercased and split at everything but letters, digits and combining
  * marks. SQLite's `ascii` tokenizer then only splits at the spaces between them, and PostgreSQL
  * takes them as lexemes as they are (`array_to_tsvector`, no parser, no locale).
+ *
+ * `textMatch` is the filter to use (`where(textMatch(…))`); `matchingDocs` the matches as rows,
+ * for a join.
  */
-import { type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { AnyKysely } from "./database.ts";
 import { dialectOf } from "./dialect.ts";
 
@@ -83,16 +86,15 @@ export async function createTextIndex(
         begin delete from ${table} where rowid = old.id; end`.execute(db);
     return;
   }
+  // Only the lexemes are kept (as SQLite keeps only its index): a row is read for each match, so
+  // the smaller the rows, the fewer pages a search reads.
   await db.schema
     .createTable(name)
     .addColumn("doc_id", "bigint", (c) => {
       const key = c.primaryKey();
       return documents === undefined ? key : key.references(`${documents}.id`).onDelete("cascade");
     })
-    .addColumn("words", "text", (c) => c.notNull())
-    .addColumn("tsv", sql`tsvector`, (c) =>
-      c.generatedAlwaysAs(sql`array_to_tsvector(string_to_array(words, ' '))`).stored(),
-    )
+    .addColumn("tsv", sql`tsvector`, (c) => c.notNull())
     .execute();
   await db.schema.createIndex(`${name}_tsv`).on(name).using("gin").column("tsv").execute();
 }
@@ -109,16 +111,27 @@ export async function indexTexts(
   checkName(name);
   const sqlite = dialectOf(db) === "sqlite";
   for (let start = 0; start < documents.length; start += INSERT_BATCH) {
-    const rows = documents.slice(start, start + INSERT_BATCH).map(({ docId, text }) => {
-      const words = wordsOf(text, MAX_INDEXED_CHARS).join(" ");
-      return sqlite ? { rowid: docId, words } : { doc_id: docId, words };
-    });
-    if (sqlite) await db.replaceInto(name).values(rows).execute();
+    const batch = documents.slice(start, start + INSERT_BATCH);
+    if (sqlite)
+      await db
+        .replaceInto(name)
+        .values(
+          batch.map(({ docId, text }) => ({
+            rowid: docId,
+            words: wordsOf(text, MAX_INDEXED_CHARS).join(" "),
+          })),
+        )
+        .execute();
     else
       await db
         .insertInto(name)
-        .values(rows)
-        .onConflict((conflict) => conflict.column("doc_id").doUpdateSet({ words: sql`excluded.words` }))
+        .values(
+          batch.map(({ docId, text }) => ({
+            doc_id: docId,
+            tsv: sql`array_to_tsvector(${wordsOf(text, MAX_INDEXED_CHARS)}::text[])`,
+          })),
+        )
+        .onConflict((conflict) => conflict.column("doc_id").doUpdateSet({ tsv: sql`excluded.tsv` }))
         .execute();
   }
 }
@@ -158,4 +171,22 @@ export function matchingDocs(
   if (sqlite)
     return docs.where(sql<SqlBool>`${sql.table(name)} match ${words.map((word) => `"${word}"*`).join(" ")}`);
   return docs.where(sql<SqlBool>`tsv @@ ${words.map((word) => `'${word}':*`).join(" & ")}::tsquery`);
+}
+
+/**
+ * Whether `column` (a document id) is the id of a document matching `query`, as a filter. On
+ * PostgreSQL the matches are read first, once, and the documents then by their ids
+ * (`= any(array(…))`): given `in (…)` with an order and a limit, the planner would rather sort
+ * every candidate row and probe the index for each, which on 100,000 issues took 58 ms instead of 7.
+ */
+export function textMatch(
+  db: AnyKysely,
+  name: string,
+  column: Expression<unknown>,
+  query: string,
+): Expression<SqlBool> {
+  const docs = matchingDocs(db, name, query);
+  return dialectOf(db) === "sqlite"
+    ? sql<SqlBool>`${column} in (${docs})`
+    : sql<SqlBool>`${column} = any(array(${docs}))`;
 }

@@ -1,5 +1,5 @@
-import { indexTexts, matchingDocs } from "@anvil/core";
-import type { Kysely } from "kysely";
+import { indexTexts, textMatch } from "@anvil/core";
+import { type Kysely, sql } from "kysely";
 import type { ForgeTables } from "../schemas/tables.ts";
 
 /** The text index of issues (migration 0009); an issue's entry goes with its row. */
@@ -21,9 +21,9 @@ export function indexIssues(
 }
 
 /**
- * The ids of the issues whose title or body holds every word of `query` (as words or word
- * prefixes), for `where("issue.id", "in", …)`; a query without a word finds none.
+ * Whether the issue (`issue.id`) has every word of `query` in its title or body, as words or word
+ * prefixes; a query without a word finds none.
  */
-export function issuesMatching(db: Kysely<ForgeTables>, query: string) {
-  return matchingDocs(db, ISSUE_SEARCH, query);
+export function issueMatches(db: Kysely<ForgeTables>, query: string) {
+  return textMatch(db, ISSUE_SEARCH, sql.ref("issue.id"), query);
 }

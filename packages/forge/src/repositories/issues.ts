@@ -10,7 +10,7 @@ import {
 } from "kysely";
 import type { ForgeTables, IssueTable, LabelTable, MilestoneTable } from "../schemas/tables.ts";
 import type { AccountRow } from "./accounts.ts";
-import { issuesMatching } from "./issue-search.ts";
+import { issueMatches } from "./issue-search.ts";
 
 export type IssueRow = Selectable<IssueTable>;
 export type LabelRow = Selectable<LabelTable>;
@@ -340,14 +340,6 @@ export interface IssueQuery {
   limit: number;
 }
 
-/**
- * The issues whose title or body holds every word of `keyword` (as words or word prefixes), as a
- * filter on `issue`: answered by the issue_search text index, not a scan.
- */
-export function issueTextMatch(db: Kysely<ForgeTables>, keyword: string) {
-  return (eb: ExpressionBuilder<ForgeTables, "issue">) => eb("issue.id", "in", issuesMatching(db, keyword));
-}
-
 function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: IssueQuery) {
   let selection = db.selectFrom("issue");
   const { scope } = query;
@@ -382,7 +374,7 @@ function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: Is
       "in",
       query.milestoneIds.length > 0 ? query.milestoneIds : [0],
     );
-  if (query.keyword) selection = selection.where(issueTextMatch(db, query.keyword));
+  if (query.keyword) selection = selection.where(issueMatches(db, query.keyword));
   if (query.posterId !== undefined) selection = selection.where("issue.poster_id", "=", query.posterId);
   const assigneeId = query.assigneeId;
   if (assigneeId !== undefined)
