@@ -96,7 +96,12 @@ export async function createTextIndex(
     })
     .addColumn("tsv", sql`tsvector`, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex(`${name}_tsv`).on(name).using("gin").column("tsv").execute();
+  // Without fastupdate every write goes straight into the index: with it, writes collect in a
+  // pending list that every search reads through until a vacuum merges it (after 100,000 issues
+  // were indexed, a one-word search read 499 index pages for 4).
+  await sql`create index ${sql.id(`${name}_tsv`)} on ${table} using gin (tsv) with (fastupdate = off)`.execute(
+    db,
+  );
 }
 
 /**
