@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { before, test } from "node:test";
-import { toStoredTime } from "@anvil/core";
+import { test } from "node:test";
 import { findAccountByName } from "../../src/repositories/accounts.ts";
 import { findRepository } from "../../src/repositories/repos.ts";
 import {
@@ -11,7 +10,8 @@ import {
   resolveIssueLabels,
 } from "../../src/services/labels.ts";
 import { api, basic, forEachForge } from "../support/forge.ts";
-import { makePerson, type Person } from "../support/people.ts";
+import type { Person } from "../support/people.ts";
+import { trackerCast } from "../support/tracker.ts";
 
 interface Label {
   id: number;
@@ -24,74 +24,11 @@ interface Label {
 }
 
 forEachForge("forge labels: repository and organization labels, as Gitea keeps them", (forge) => {
-  // olga owns the private repository olga/notes (wren collaborates with write, rita with read)
-  // and the organization guild with the private repository guild/vault, where ivy's team writes
-  // issues but has no code, pia's team writes pull requests only, and mia's team reads code.
-  // oscar is outside everything.
-  const cast = {} as Record<"olga" | "wren" | "rita" | "ivy" | "pia" | "mia" | "oscar", Person>;
-
-  function database() {
-    const opened = forge.server.app.database;
-    if (!opened) throw new Error("no database");
-    return opened;
-  }
-
-  async function labelCount(): Promise<number> {
-    return (await database().db.selectFrom("label").select("id").execute()).length;
-  }
-
-  function call<T = Label>(
-    who: Person | undefined,
-    method: string,
-    path: string,
-    body?: unknown,
-    shape?: string,
-  ) {
-    return api<T & { message: string }>(forge.url, method, path, { token: who?.token, body, shape });
-  }
-
-  async function made(who: Person, path: string, body: Record<string, unknown>): Promise<Label> {
-    const answer = await call(who, "POST", path, body, "Label");
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    return answer.body;
-  }
-
-  async function team(name: string, unitsMap: Record<string, string>, member: Person) {
-    const created = await call<{ id: number }>(cast.olga, "POST", "/orgs/guild/teams", {
-      name,
-      units_map: unitsMap,
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.equal((await call(cast.olga, "PUT", `/teams/${created.body.id}/repos/guild/vault`)).status, 204);
-    assert.equal(
-      (await call(cast.olga, "PUT", `/teams/${created.body.id}/members/${member.login}`)).status,
-      204,
-    );
-  }
-
-  before(async () => {
-    for (const name of Object.keys({ olga: 0, wren: 0, rita: 0, ivy: 0, pia: 0, mia: 0, oscar: 0 }))
-      cast[name as keyof typeof cast] = await makePerson(forge.url, forge.adminToken, name);
-    assert.equal(
-      (await call(cast.olga, "POST", "/user/repos", { name: "notes", private: true })).status,
-      201,
-    );
-    for (const [who, permission] of [
-      ["wren", "write"],
-      ["rita", "read"],
-    ] as const) {
-      const added = await call(cast.olga, "PUT", `/repos/olga/notes/collaborators/${who}`, { permission });
-      assert.equal(added.status, 204);
-    }
-    assert.equal((await call(cast.olga, "POST", "/orgs", { username: "guild" })).status, 201);
-    assert.equal(
-      (await call(cast.olga, "POST", "/orgs/guild/repos", { name: "vault", private: true })).status,
-      201,
-    );
-    await team("issuers", { "repo.issues": "write", "repo.code": "none" }, cast.ivy);
-    await team("pullers", { "repo.pulls": "write" }, cast.pia);
-    await team("readers", { "repo.code": "read" }, cast.mia);
-  });
+  const tracker = trackerCast<Label>(forge, { repo: "notes", org: "guild", orgRepo: "vault" });
+  const { cast, call, database } = tracker;
+  const labelCount = () => tracker.rows("label");
+  const made = (who: Person, path: string, body: Record<string, unknown>) =>
+    tracker.created(who, path, body, "Label");
 
   test("POST /repos/{o}/{r}/labels: 201 with the colour as six lowercase hex digits without '#'", async () => {
     for (const [given, stored] of [
@@ -192,29 +129,19 @@ forEachForge("forge labels: repository and organization labels, as Gitea keeps t
     );
 
     // By how many issues carry them (then by id): page-b is on one issue.
-    const { db, dialect } = database();
-    const vault = await findRepository(db, (await findAccountByName(db, "guild"))?.id ?? 0, "vault");
-    assert.ok(vault);
-    const now = toStoredTime(new Date(), dialect);
-    const issue = await db
-      .insertInto("issue")
-      .values({
-        repo_id: vault.id,
-        number: 901,
-        poster_id: cast.olga.id,
-        title: "t",
-        created_at: now,
-        updated_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const issue = await tracker.insertIssue({
+      repoId: await tracker.repositoryId("guild", "vault"),
+      number: 901,
+      posterId: cast.olga.id,
+    });
     const pageB = reversed.body[1];
-    await db.insertInto("issue_label").values({ issue_id: issue.id, label_id: pageB.id }).execute();
+    const { db } = database();
+    await db.insertInto("issue_label").values({ issue_id: issue, label_id: pageB.id }).execute();
     const most = await call<Label[]>(cast.olga, "GET", "/repos/guild/vault/labels?sort=mostissues");
     assert.equal(most.body[0].name, "page-b");
     const least = await call<Label[]>(cast.olga, "GET", "/repos/guild/vault/labels?sort=leastissues");
     assert.equal(least.body.at(-1)?.name, "page-b");
-    await db.deleteFrom("issue").where("id", "=", issue.id).execute();
+    await db.deleteFrom("issue").where("id", "=", issue).execute();
   });
 
   test("GET /repos/{o}/{r}/labels/{id}: by id, or by name when the segment is not a number; 404 otherwise", async () => {
@@ -290,30 +217,20 @@ forEachForge("forge labels: repository and organization labels, as Gitea keeps t
 
   test("DELETE /repos/{o}/{r}/labels/{id}: 204, the label leaves the issues that carried it; a missing label is 204 too (Gitea)", async () => {
     const label = await made(cast.olga, "/repos/olga/notes/labels", { name: "doomed", color: "#123456" });
-    const { db, dialect } = database();
-    const repository = await findRepository(db, cast.olga.id, "notes");
-    assert.ok(repository);
-    const now = toStoredTime(new Date(), dialect);
-    const issue = await db
-      .insertInto("issue")
-      .values({
-        repo_id: repository.id,
-        number: 900,
-        poster_id: cast.olga.id,
-        title: "t",
-        created_at: now,
-        updated_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await db.insertInto("issue_label").values({ issue_id: issue.id, label_id: label.id }).execute();
+    const issue = await tracker.insertIssue({
+      repoId: await tracker.repositoryId("olga", "notes"),
+      number: 900,
+      posterId: cast.olga.id,
+    });
+    const { db } = database();
+    await db.insertInto("issue_label").values({ issue_id: issue, label_id: label.id }).execute();
 
     assert.equal((await call(cast.wren, "DELETE", `/repos/olga/notes/labels/${label.id}`)).status, 204);
     assert.equal((await call(cast.wren, "GET", `/repos/olga/notes/labels/${label.id}`)).status, 404);
-    const left = await db.selectFrom("issue_label").selectAll().where("issue_id", "=", issue.id).execute();
+    const left = await db.selectFrom("issue_label").selectAll().where("issue_id", "=", issue).execute();
     assert.deepEqual(left, []);
     assert.equal((await call(cast.wren, "DELETE", `/repos/olga/notes/labels/${label.id}`)).status, 204);
-    await db.deleteFrom("issue").where("id", "=", issue.id).execute();
+    await db.deleteFrom("issue").where("id", "=", issue).execute();
   });
 
   test("who may read and manage a repository's labels: readers read, writers on issues or pull requests manage, outsiders see nothing", async () => {

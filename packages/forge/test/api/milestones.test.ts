@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { before, test } from "node:test";
-import { toStoredTime } from "@anvil/core";
-import { findAccountByName } from "../../src/repositories/accounts.ts";
-import { findRepository } from "../../src/repositories/repos.ts";
+import { test } from "node:test";
 import { findMilestoneForIssue, recountMilestone } from "../../src/services/milestones.ts";
-import { api, forEachForge } from "../support/forge.ts";
-import { makePerson, type Person } from "../support/people.ts";
+import { forEachForge } from "../support/forge.ts";
+import type { Person } from "../support/people.ts";
+import { trackerCast } from "../support/tracker.ts";
 
 interface Milestone {
   id: number;
@@ -23,74 +21,11 @@ interface Milestone {
 const GITEA_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 forEachForge("forge milestones: a repository's milestones, as Gitea keeps them", (forge) => {
-  // olga owns the private repository olga/plans (wren collaborates with write, rita with read);
-  // in her organization crew, ivy's team writes issues of crew/ship without code, pia's team
-  // writes its pull requests only, mia's team reads its code. oscar is outside.
-  const cast = {} as Record<"olga" | "wren" | "rita" | "ivy" | "pia" | "mia" | "oscar", Person>;
-
-  function database() {
-    const opened = forge.server.app.database;
-    if (!opened) throw new Error("no database");
-    return opened;
-  }
-
-  async function milestoneCount(): Promise<number> {
-    return (await database().db.selectFrom("milestone").select("id").execute()).length;
-  }
-
-  function call<T = Milestone>(
-    who: Person | undefined,
-    method: string,
-    path: string,
-    body?: unknown,
-    shape?: string,
-  ) {
-    return api<T & { message: string }>(forge.url, method, path, { token: who?.token, body, shape });
-  }
-
-  async function made(who: Person, repo: string, body: Record<string, unknown>): Promise<Milestone> {
-    const answer = await call(who, "POST", `/repos/${repo}/milestones`, body, "Milestone");
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    return answer.body;
-  }
-
-  async function team(name: string, unitsMap: Record<string, string>, member: Person) {
-    const created = await call<{ id: number }>(cast.olga, "POST", "/orgs/crew/teams", {
-      name,
-      units_map: unitsMap,
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.equal((await call(cast.olga, "PUT", `/teams/${created.body.id}/repos/crew/ship`)).status, 204);
-    assert.equal(
-      (await call(cast.olga, "PUT", `/teams/${created.body.id}/members/${member.login}`)).status,
-      204,
-    );
-  }
-
-  before(async () => {
-    for (const name of ["olga", "wren", "rita", "ivy", "pia", "mia", "oscar"] as const)
-      cast[name] = await makePerson(forge.url, forge.adminToken, name);
-    assert.equal(
-      (await call(cast.olga, "POST", "/user/repos", { name: "plans", private: true })).status,
-      201,
-    );
-    for (const [who, permission] of [
-      ["wren", "write"],
-      ["rita", "read"],
-    ] as const)
-      assert.equal(
-        (await call(cast.olga, "PUT", `/repos/olga/plans/collaborators/${who}`, { permission })).status,
-        204,
-      );
-    assert.equal((await call(cast.olga, "POST", "/orgs", { username: "crew" })).status, 201);
-    assert.equal(
-      (await call(cast.olga, "POST", "/orgs/crew/repos", { name: "ship", private: true })).status,
-      201,
-    );
-    await team("issuers", { "repo.issues": "write", "repo.code": "none" }, cast.ivy);
-    await team("pullers", { "repo.pulls": "write" }, cast.pia);
-    await team("readers", { "repo.code": "read" }, cast.mia);
-  });
+  const tracker = trackerCast<Milestone>(forge, { repo: "plans", org: "crew", orgRepo: "ship" });
+  const { cast, call, database } = tracker;
+  const milestoneCount = () => tracker.rows("milestone");
+  const made = (who: Person, repo: string, body: Record<string, unknown>) =>
+    tracker.created(who, `/repos/${repo}/milestones`, body, "Milestone");
 
   test("POST /repos/{o}/{r}/milestones: 201, times in Gitea's format, the due date to the second in UTC", async () => {
     const started = Date.now() - 1000;
@@ -255,63 +190,40 @@ forEachForge("forge milestones: a repository's milestones, as Gitea keeps them",
 
   test("DELETE /repos/{o}/{r}/milestones/{id}: 204, its issues lose it; a missing one is a 404", async () => {
     const milestone = await made(cast.olga, "olga/plans", { title: "doomed" });
-    const { db, dialect } = database();
-    const repository = await findRepository(db, cast.olga.id, "plans");
-    assert.ok(repository);
-    const now = toStoredTime(new Date(), dialect);
-    const issue = await db
-      .insertInto("issue")
-      .values({
-        repo_id: repository.id,
-        number: 800,
-        poster_id: cast.olga.id,
-        title: "t",
-        milestone_id: milestone.id,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const issue = await tracker.insertIssue({
+      repoId: await tracker.repositoryId("olga", "plans"),
+      number: 800,
+      posterId: cast.olga.id,
+      milestoneId: milestone.id,
+    });
+    const { db } = database();
 
     assert.equal((await call(cast.wren, "DELETE", "/repos/olga/plans/milestones/doomed")).status, 204);
     assert.equal((await call(cast.wren, "GET", `/repos/olga/plans/milestones/${milestone.id}`)).status, 404);
     const left = await db
       .selectFrom("issue")
       .select("milestone_id")
-      .where("id", "=", issue.id)
+      .where("id", "=", issue)
       .executeTakeFirst();
     assert.equal(left?.milestone_id, null);
     assert.equal(
       (await call(cast.wren, "DELETE", `/repos/olga/plans/milestones/${milestone.id}`)).status,
       404,
     );
-    await db.deleteFrom("issue").where("id", "=", issue.id).execute();
+    await db.deleteFrom("issue").where("id", "=", issue).execute();
   });
 
   test("recountMilestone counts the milestone's open and closed issues in the caller's transaction; findMilestoneForIssue stays in the repository", async () => {
     const milestone = await made(cast.olga, "crew/ship", { title: "counted" });
-    const { db, dialect } = database();
-    const crew = await findAccountByName(db, "crew");
-    const ship = crew && (await findRepository(db, crew.id, "ship"));
-    const plans = await findRepository(db, cast.olga.id, "plans");
-    assert.ok(ship && plans);
-    const now = toStoredTime(new Date(), dialect);
+    const { db } = database();
+    const ship = await tracker.repositoryId("crew", "ship");
+    const plans = await tracker.repositoryId("olga", "plans");
     await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto("issue")
-        .values(
-          [false, false, true].map((closed, i) => ({
-            repo_id: ship.id,
-            number: 700 + i,
-            poster_id: cast.olga.id,
-            title: `issue ${i}`,
-            is_closed: closed,
-            milestone_id: milestone.id,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
+      for (const [i, closed] of [false, false, true].entries())
+        await tracker.insertIssue(
+          { repoId: ship, number: 700 + i, posterId: cast.olga.id, closed, milestoneId: milestone.id },
+          trx,
+        );
       await recountMilestone(trx, milestone.id);
     });
     const shown = await call(
@@ -324,10 +236,10 @@ forEachForge("forge milestones: a repository's milestones, as Gitea keeps them",
     assert.equal(shown.body.open_issues, 2);
     assert.equal(shown.body.closed_issues, 1);
 
-    assert.equal((await findMilestoneForIssue(db, ship.id, milestone.id))?.id, milestone.id);
-    assert.equal(await findMilestoneForIssue(db, plans.id, milestone.id), undefined);
-    assert.equal(await findMilestoneForIssue(db, ship.id, 0), undefined);
-    await db.deleteFrom("issue").where("repo_id", "=", ship.id).execute();
+    assert.equal((await findMilestoneForIssue(db, ship, milestone.id))?.id, milestone.id);
+    assert.equal(await findMilestoneForIssue(db, plans, milestone.id), undefined);
+    assert.equal(await findMilestoneForIssue(db, ship, 0), undefined);
+    await db.deleteFrom("issue").where("repo_id", "=", ship).execute();
   });
 
   test("who may read and manage milestones: readers read, writers on issues or pull requests manage, outsiders see nothing", async () => {
