@@ -10,6 +10,8 @@ import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerIssues } from "./issues.ts";
 import { registerKeys } from "./keys.ts";
+import { registerLabels } from "./labels.ts";
+import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
@@ -129,6 +131,8 @@ export async function registerApiV1(
       registerRepoParts(context);
       registerTransfers(context);
       registerOrgRepos(context);
+      registerLabels(context);
+      registerMilestones(context);
       registerIssues(context);
     },
     { prefix: "/api/v1" },
