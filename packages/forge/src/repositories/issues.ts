@@ -8,12 +8,12 @@ import {
   sql,
   type Updateable,
 } from "kysely";
-import type { ForgeTables, IssueTable, LabelTable, MilestoneTable } from "../schemas/tables.ts";
+import type { ForgeTables, IssueTable } from "../schemas/tables.ts";
 import type { AccountRow } from "./accounts.ts";
+import type { LabelRow } from "./labels.ts";
+import type { MilestoneRow } from "./milestones.ts";
 
 export type IssueRow = Selectable<IssueTable>;
-export type LabelRow = Selectable<LabelTable>;
-export type MilestoneRow = Selectable<MilestoneTable>;
 
 /**
  * Takes the repository's next issue (or pull) number: one conditional write on the repository
@@ -229,21 +229,6 @@ export async function deleteIssueAssignees(
     .execute();
 }
 
-/** Labels among `ids` that an issue of the repository may carry: its own, and its owner org's. */
-export function usableLabels(
-  db: Kysely<ForgeTables>,
-  repository: { id: number; owner_id: number },
-  ids: readonly number[],
-): Promise<LabelRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("label")
-    .selectAll()
-    .where("id", "in", [...new Set(ids)])
-    .where(usableIn(repository))
-    .execute();
-}
-
 /** Labels of the repository or its owner org with these exact names, as Gitea matches them. */
 export function usableLabelsNamed(
   db: Kysely<ForgeTables>,
@@ -269,23 +254,6 @@ export async function labelIdsNamed(db: Kysely<ForgeTables>, names: readonly str
   if (names.length === 0) return [];
   const rows = await db.selectFrom("label").select("id").where("name", "in", names).execute();
   return rows.map((row) => row.id);
-}
-
-export async function labelExists(db: Kysely<ForgeTables>, id: number): Promise<boolean> {
-  return (await db.selectFrom("label").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
-}
-
-export function findMilestoneOf(
-  db: Kysely<ForgeTables>,
-  repoId: number,
-  id: number,
-): Promise<MilestoneRow | undefined> {
-  return db
-    .selectFrom("milestone")
-    .selectAll()
-    .where("repo_id", "=", repoId)
-    .where("id", "=", id)
-    .executeTakeFirst();
 }
 
 /** Milestones of the repository by name or id, for list filters. */

@@ -13,20 +13,16 @@ import {
   deleteIssueLabels,
   deleteIssueRow,
   findIssueByNumber,
-  findMilestoneOf,
   type IssueQuery,
   type IssueRow,
   insertIssue,
   insertIssueAssignees,
   insertIssueLabels,
-  type LabelRow,
-  labelExists,
   labelIdsNamed,
   labelsOfIssues,
   listIssueRows,
   lockIssue,
   lockRepositoryRow,
-  type MilestoneRow,
   milestoneIdsNamed,
   milestonesByIds,
   moveMilestoneCounters,
@@ -34,7 +30,6 @@ import {
   pinnedIssueRows,
   shiftPins,
   updateIssueRow,
-  usableLabels,
   usableLabelsNamed,
 } from "../repositories/issues.ts";
 import {
@@ -54,6 +49,8 @@ import {
   repositoryPermission,
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { type LabelRow, labelsAfterAdding, oneLabelPerScope, resolveIssueLabels } from "./labels.ts";
+import { findMilestoneForIssue, type MilestoneRow } from "./milestones.ts";
 import { type RepositoryContext, requireUnit } from "./repositories.ts";
 import type { Unit } from "./units.ts";
 import { queueRepositoryEvent } from "./webhook-events.ts";
@@ -197,47 +194,27 @@ async function canBeAssigned(
 
 /**
  * The labels with these ids that an issue of the repository may carry (the repository's and its
- * owner organization's); an id that names none of them is a 422.
+ * owner organization's, resolved as the label service resolves them). Gitea drops an id that names
+ * none of them; here it is a 422, so that a typo is not silently lost.
  */
 export async function resolveLabels(
   database: ForgeDatabase,
   context: RepositoryContext,
   ids: readonly number[],
 ): Promise<LabelRow[]> {
-  if (ids.length > MAX_NAMED) throw new Invalid("[Labels]: MaxSize");
-  const found = await usableLabels(database.db, context.repository, ids);
+  const found = await resolveIssueLabels(database.db, context.repository, context.owner, [...ids]);
   const missing = ids.find((id) => !found.some((label) => label.id === id));
   if (missing !== undefined) throw new Invalid(`label does not exist [label_id: ${missing}]`);
-  return withoutExclusiveClashes(found, ids);
+  return oneLabelPerScope(found);
 }
 
-/** Gitea's exclusive scope of a label: the name up to its last '/', for exclusive labels only. */
-export function exclusiveScope(label: Pick<LabelRow, "name" | "exclusive">): string {
-  if (!readBool(label.exclusive)) return "";
-  const slash = label.name.lastIndexOf("/");
-  if (slash <= 0 || slash === label.name.length - 1) return "";
-  return label.name.slice(0, slash);
-}
-
-/** Of several exclusive labels of one scope, only the last one named stays, as in Gitea. */
-function withoutExclusiveClashes(labels: readonly LabelRow[], order: readonly number[]): LabelRow[] {
-  const byId = new Map(labels.map((label) => [label.id, label]));
-  const kept = new Map<string, LabelRow>();
-  for (const id of order) {
-    const label = byId.get(id);
-    if (!label) continue;
-    const scope = exclusiveScope(label);
-    kept.set(scope === "" ? `#${label.id}` : `scope:${scope}`, label);
-  }
-  return [...kept.values()];
-}
-
+/** The repository's milestone `id`, or Gitea's milestone-not-found message as a 422. */
 export async function resolveMilestone(
   database: ForgeDatabase,
   context: RepositoryContext,
   id: number,
 ): Promise<MilestoneRow> {
-  const milestone = await findMilestoneOf(database.db, context.repository.id, id);
+  const milestone = await findMilestoneForIssue(database.db, context.repository.id, id);
   if (!milestone)
     throw new Invalid(`milestone does not exist [id: ${id}, repo_id: ${context.repository.id}]`);
   return milestone;
@@ -731,10 +708,7 @@ async function labelsNamed(
   const found = await usableLabelsNamed(database.db, context.repository, names);
   const missing = names.find((name) => !found.some((label) => label.name === name));
   if (missing !== undefined) throw new Invalid(`label does not exist [name: ${missing}]`);
-  return withoutExclusiveClashes(
-    found,
-    names.flatMap((name) => found.filter((label) => label.name === name).map((label) => label.id)),
-  );
+  return oneLabelPerScope(found);
 }
 
 /**
@@ -757,23 +731,20 @@ export async function changeIssueLabels(
   if (change.kind === "add" || change.kind === "replace")
     wanted = await labelsNamed(database, context, issue, change.labels);
   else if (!canWriteIssue(context, issue)) throw new Forbidden("write permission is required");
-  if (change.kind === "remove" && !(await labelExists(database.db, change.labelId)))
-    throw new Invalid(`label does not exist [label_id: ${change.labelId}]`);
+  if (change.kind === "remove") await resolveLabels(database, context, [change.labelId]);
   const now = toStoredTime(new Date(), database.dialect);
   const audience = { where: context, rootUrl };
   return database.db.transaction().execute(async (trx) => {
     await lockIssue(trx, database.dialect, issue.id);
     const had = (await labelsOfIssues(trx, [issue.id])).get(issue.id) ?? [];
-    const scopes = new Set(wanted.map(exclusiveScope).filter((scope) => scope !== ""));
-    const remove =
-      change.kind === "clear" || change.kind === "replace"
-        ? had.filter((label) => !wanted.some((w) => w.id === label.id))
+    const after =
+      change.kind === "add"
+        ? labelsAfterAdding(had, wanted)
         : change.kind === "remove"
-          ? had.filter((label) => label.id === change.labelId)
-          : had.filter(
-              (label) => scopes.has(exclusiveScope(label)) && !wanted.some((w) => w.id === label.id),
-            );
-    const add = wanted.filter((label) => !had.some((h) => h.id === label.id));
+          ? had.filter((label) => label.id !== change.labelId)
+          : wanted;
+    const remove = had.filter((label) => !after.some((kept) => kept.id === label.id));
+    const add = after.filter((label) => !had.some((h) => h.id === label.id));
     const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.label };
     await deleteIssueLabels(
       trx,
