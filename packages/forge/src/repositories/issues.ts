@@ -22,7 +22,10 @@ export type IssueRow = Selectable<IssueTable>;
 export async function allocateIssueNumber(trx: Kysely<ForgeTables>, repoId: number): Promise<number> {
   const row = await trx
     .updateTable("repository")
-    .set((eb) => ({ last_issue_index: eb("last_issue_index", "+", 1) }))
+    .set((eb) => ({
+      last_issue_index: eb("last_issue_index", "+", 1),
+      issue_version: eb("issue_version", "+", 1),
+    }))
     .where("id", "=", repoId)
     .returning("last_issue_index")
     .executeTakeFirstOrThrow();
@@ -73,12 +76,24 @@ export async function lockRepositoryRow(
     .execute();
 }
 
-export function updateIssueRow(
+/** Changes an issue, and moves its repository's issue_version (see listIssueRows) in the same transaction. */
+export async function updateIssueRow(
   trx: Kysely<ForgeTables>,
   id: number,
   changes: Updateable<IssueTable>,
 ): Promise<IssueRow> {
-  return trx.updateTable("issue").set(changes).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  const issue = await trx
+    .updateTable("issue")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable("repository")
+    .set((eb) => ({ issue_version: eb("issue_version", "+", 1) }))
+    .where("id", "=", issue.repo_id)
+    .execute();
+  return issue;
 }
 
 export async function deleteIssueRow(trx: Kysely<ForgeTables>, id: number): Promise<void> {
@@ -91,7 +106,7 @@ export interface CounterChange {
   closed: number;
 }
 
-/** Moves the repository's issue (or pull) counters in the caller's transaction. */
+/** Moves the repository's issue (or pull) counters, and its issue_version, in the caller's transaction. */
 export async function moveRepositoryCounters(
   trx: Kysely<ForgeTables>,
   repoId: number,
@@ -103,7 +118,11 @@ export async function moveRepositoryCounters(
   const closed = isPull ? "num_closed_pulls" : "num_closed_issues";
   await trx
     .updateTable("repository")
-    .set((eb) => ({ [total]: eb(total, "+", change.total), [closed]: eb(closed, "+", change.closed) }))
+    .set((eb) => ({
+      [total]: eb(total, "+", change.total),
+      [closed]: eb(closed, "+", change.closed),
+      issue_version: eb("issue_version", "+", 1),
+    }))
     .where("id", "=", repoId)
     .execute();
 }
@@ -376,31 +395,83 @@ function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: Is
   return selection;
 }
 
+/** Where a page of a list starts: the last issue before it, in the list's order. */
+interface PageBoundary {
+  created_at: string | Date;
+  id: number;
+}
+
+// What deep pages of a list cost is skipping the entries before them. The boundary of each page
+// read (the last issue of the page before) and each list's total are kept under a key that names
+// the repository's issue_version, which every change of its issues moves (in the database, so
+// every process sees it): a kept boundary is exact until then, and the page after it is a seek.
+const MAX_KEPT = 10_000;
+interface Kept {
+  boundaries: Map<string, PageBoundary>;
+  totals: Map<string, number>;
+}
+/** Per database (a process holds one; tests hold several). */
+const keptFor = new WeakMap<object, Kept>();
+
+function keptOf(db: Kysely<ForgeTables>): Kept {
+  let kept = keptFor.get(db);
+  if (kept === undefined) {
+    kept = { boundaries: new Map(), totals: new Map() };
+    keptFor.set(db, kept);
+  }
+  return kept;
+}
+
+function keep<T>(map: Map<string, T>, key: string, value: T): void {
+  if (map.size >= MAX_KEPT) map.clear();
+  map.set(key, value);
+}
+
 /**
  * A page of issues, newest first as Gitea's API lists them, and how many match (unless the caller
  * knows it from the counters). The page's ids are read first, from the index alone, and only
- * then their rows: a deep page skips index entries, never whole rows.
+ * then their rows. With `memoKey` (naming the repository's issue_version and the filters), page
+ * boundaries and the total are kept, so that page 1,000 costs what page 1 does.
  */
 export async function listIssueRows(
   db: Kysely<ForgeTables>,
   dialect: DialectName,
   query: IssueQuery,
-  knownTotal?: number,
+  options: { knownTotal?: number; memoKey?: string } = {},
 ): Promise<{ rows: IssueRow[]; total: number }> {
   const selection = filteredIssues(db, dialect, query);
-  let ordered = selection.select("issue.id");
+  const { memoKey } = options;
+  const { boundaries, totals } = keptOf(db);
+  const boundaryKey = (offset: number) => `${memoKey}\u0000${offset}`;
+  const boundary =
+    memoKey !== undefined && query.offset > 0 ? boundaries.get(boundaryKey(query.offset)) : undefined;
+  let ordered = selection.select(["issue.id", "issue.created_at"]);
   const priority = query.priorityRepoId;
   if (priority !== undefined)
     ordered = ordered.orderBy(sql`case when ${sql.ref("issue.repo_id")} = ${priority} then 0 else 1 end`);
-  const [ids, total] = await Promise.all([
-    ordered
-      .orderBy("issue.created_at", "desc")
-      .orderBy("issue.id", "desc")
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
+  ordered = ordered.orderBy("issue.created_at", "desc").orderBy("issue.id", "desc");
+  // Without a kept boundary, the row before the page is read too, to keep it for the next time.
+  const before = memoKey !== undefined && boundary === undefined && query.offset > 0 ? 1 : 0;
+  const page = boundary
+    ? ordered
+        .where((eb) =>
+          eb(eb.refTuple("issue.created_at", "issue.id"), "<", eb.tuple(boundary.created_at, boundary.id)),
+        )
+        .limit(query.limit)
+    : ordered.limit(query.limit + before).offset(query.offset - before);
+  const knownTotal = options.knownTotal ?? (memoKey === undefined ? undefined : totals.get(memoKey));
+  // A page past the known end is empty without reading any of it.
+  const [read, total] = await Promise.all([
+    knownTotal !== undefined && query.offset >= knownTotal ? [] : page.execute(),
     knownTotal ?? countRows(db, selection.select("issue.id")),
   ]);
+  const ids = read.slice(before);
+  if (memoKey !== undefined) {
+    if (knownTotal === undefined) keep(totals, memoKey, total);
+    if (before === 1 && read.length > 0) keep(boundaries, boundaryKey(query.offset), read[0]);
+    const last = ids.at(-1);
+    if (last && ids.length === query.limit) keep(boundaries, boundaryKey(query.offset + query.limit), last);
+  }
   if (ids.length === 0) return { rows: [], total };
   const rows = await db
     .selectFrom("issue")

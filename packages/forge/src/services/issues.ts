@@ -871,7 +871,10 @@ export async function listIssues(
     ...updatedWindow(database, filters),
     ...window,
   };
-  return listIssueRows(database.db, database.dialect, query, countersTotal(query, repository));
+  return listIssueRows(database.db, database.dialect, query, {
+    knownTotal: countersTotal(query, repository),
+    memoKey: listMemoKey(query, repository),
+  });
 }
 
 /**
@@ -891,6 +894,28 @@ function countersTotal(query: IssueQuery, repository: RepositoryRow): number | u
   const issues = count(repository.num_issues, repository.num_closed_issues);
   const pulls = count(repository.num_pulls, repository.num_closed_pulls);
   return query.isPull === undefined ? issues + pulls : query.isPull ? pulls : issues;
+}
+
+/**
+ * The key a list's page boundaries and total are kept under (see listIssueRows): the repository's
+ * issue_version and the filters. Lists whose matches move without that version moving are not
+ * kept: text search (comments may count) and the updated-time window.
+ */
+function listMemoKey(query: IssueQuery, repository: RepositoryRow): string | undefined {
+  if (query.keyword !== undefined || query.updatedSince !== undefined || query.updatedBefore !== undefined)
+    return undefined;
+  const { isClosed, isPull, allLabelIds, milestoneIds, posterId, assigneeId, mentioned } = query;
+  return JSON.stringify([
+    repository.id,
+    repository.issue_version,
+    isClosed,
+    isPull,
+    allLabelIds,
+    milestoneIds,
+    posterId,
+    assigneeId,
+    mentioned,
+  ]);
 }
 
 export interface SearchFilters extends IssueFilters {

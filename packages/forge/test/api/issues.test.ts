@@ -782,6 +782,40 @@ forEachForge("forge issues: lists with Gitea's filters, and the search across re
     assert.equal(repo.body.open_pr_counter, 1);
   });
 
+  test("a page read again after a change shows the change (kept page boundaries follow every write)", async () => {
+    const page2 = async () => titles((await list("?type=issues&limit=2&page=2")).body);
+    assert.deepEqual(await page2(), ["i2", "i1"]);
+    assert.deepEqual(await page2(), ["i2", "i1"], "the same page from its kept boundary");
+    const i5 = (await list("?type=issues&limit=1")).body[0];
+    const closed = await api(forge.url, "PATCH", `/repos/olga/lister/issues/${i5.number}`, {
+      token: cast.olga.token,
+      body: { state: "closed" },
+    });
+    assert.equal(closed.status, 201);
+    assert.deepEqual(await page2(), ["i1"]);
+    const reopened = await api(forge.url, "PATCH", `/repos/olga/lister/issues/${i5.number}`, {
+      token: cast.olga.token,
+      body: { state: "open" },
+    });
+    assert.equal(reopened.status, 201);
+    assert.deepEqual(await page2(), ["i2", "i1"]);
+    const labelled = await list("?labels=bug&limit=1&page=2");
+    assert.deepEqual(titles(labelled.body), ["i1"]);
+    assert.equal(labelled.headers.get("x-total-count"), "2");
+    const bug = labelled.body[0].labels[0];
+    const issue = `/repos/olga/lister/issues/${labelled.body[0].number}/labels`;
+    assert.equal(
+      (await api(forge.url, "DELETE", `${issue}/${bug.id}`, { token: cast.olga.token })).status,
+      204,
+    );
+    const after = await list("?labels=bug&limit=1&page=2");
+    assert.deepEqual(titles(after.body), []);
+    assert.equal(after.headers.get("x-total-count"), "1");
+    const back = await api(forge.url, "POST", issue, { token: cast.olga.token, body: { labels: [bug.id] } });
+    assert.equal(back.status, 200);
+    assert.deepEqual(titles((await list("?labels=bug&limit=1&page=2")).body), ["i1"]);
+  });
+
   test("state, type, labels, milestones, q, created_by, assigned_by, mentioned_by, since and before", async () => {
     assert.deepEqual(titles((await list("?state=closed")).body), ["i3"]);
     const every = await list("?state=all");
