@@ -5,6 +5,7 @@ export * from "./errors.ts";
 export * from "./http/index.ts";
 export * from "./log/index.ts";
 export { openMigratedDatabase } from "./migrated.ts";
+export * from "./outbox/index.ts";
 export {
   createHttpService,
   type DatabaseConfig,
