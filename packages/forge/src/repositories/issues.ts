@@ -300,8 +300,9 @@ export async function milestoneIdsNamed(
 export type IssueScope =
   | { repoId: number }
   | {
-      /** The ids of the repositories the reader may see, as a subquery (see repos.ts readableIds). */
-      readable: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
+      /** The repositories whose issues, and those whose pulls, the reader may see (subqueries). */
+      readableIssues: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
+      readablePulls: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
     };
 
 export interface IssueQuery {
@@ -345,7 +346,12 @@ function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: Is
   selection =
     "repoId" in scope
       ? selection.where("issue.repo_id", "=", scope.repoId)
-      : selection.where("issue.repo_id", "in", scope.readable);
+      : selection.where((eb) =>
+          eb.or([
+            eb.and([eb("issue.is_pull", "=", false), eb("issue.repo_id", "in", scope.readableIssues)]),
+            eb.and([eb("issue.is_pull", "=", true), eb("issue.repo_id", "in", scope.readablePulls)]),
+          ]),
+        );
   if (query.isClosed !== undefined) selection = selection.where("issue.is_closed", "=", query.isClosed);
   if (query.isPull !== undefined) selection = selection.where("issue.is_pull", "=", query.isPull);
   for (const labelId of query.allLabelIds ?? [])

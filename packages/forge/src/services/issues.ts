@@ -130,6 +130,11 @@ export function checkTitle(title: string): void {
   if (title.length > MAX_TITLE) throw new Invalid("[Title]: MaxSize");
 }
 
+/** Gitea's ref column is 255 wide. */
+function checkRef(ref: string | undefined): void {
+  if (ref !== undefined && ref.length > MAX_TITLE) throw new Invalid("[Ref]: MaxSize");
+}
+
 export function checkBody(body: string): void {
   if (body.length > MAX_BODY) throw new Invalid("[Body]: MaxSize");
 }
@@ -278,6 +283,7 @@ export async function createIssue(
   requireUnit(context, "repo.issues", ACCESS_READ);
   checkTitle(input.title);
   checkBody(input.body ?? "");
+  checkRef(input.ref);
   const writer = accessTo(context.permission, "repo.issues") >= ACCESS_WRITE;
   const deadline =
     writer && input.due_date !== undefined ? parseApiTime(input.due_date, "DueDate") : undefined;
@@ -409,6 +415,7 @@ export async function editIssue(
   if (!writer && issue.poster_id !== doer.id) throw new Forbidden("");
   if (edit.title) checkTitle(edit.title);
   if (edit.body !== undefined) checkBody(edit.body);
+  checkRef(edit.ref);
   let close: boolean | undefined;
   if (edit.state !== undefined) {
     if (edit.state !== "open" && edit.state !== "closed")
@@ -950,7 +957,11 @@ export async function searchIssues(
     if (!team) throw new BadRequest(`team does not exist [org_id: ${owner.id}, name: ${filters.team}]`);
     teamId = team.id;
   }
-  const readable = readableRepositoryIds(database.db, reader, { ownerId: owner?.id, teamId });
+  const within = { ownerId: owner?.id, teamId };
+  const scope = {
+    readableIssues: readableRepositoryIds(database.db, reader, "repo.issues", within),
+    readablePulls: readableRepositoryIds(database.db, reader, "repo.pulls", within),
+  };
   const labelNames = namesIn(filters.labels);
   const milestoneNames = namesIn(filters.milestones);
   const [labelIds, milestoneIds] = await Promise.all([
@@ -960,7 +971,7 @@ export async function searchIssues(
   const mine = (flag: string | undefined) => (viewer && flag === "true" ? viewer : undefined);
   const priority = Number(filters.priority_repo_id);
   return listIssueRows(database.db, database.dialect, {
-    scope: { readable },
+    scope,
     isClosed: closedFilter(filters.state),
     isPull: kindFilter(filters.type),
     anyLabelIds: labelNames.length > 0 ? labelIds : undefined,

@@ -303,6 +303,7 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
     assert.equal(await refused({ title: "   " }), "[Title]: Required");
     assert.equal(await refused({ title: "x".repeat(256) }), "[Title]: MaxSize");
     assert.equal(await refused({ title: "big", body: "x".repeat(1024 * 1024) }), "[Body]: MaxSize");
+    assert.equal(await refused({ title: "long ref", ref: "r".repeat(256) }), "[Ref]: MaxSize");
     assert.equal(
       await refused({ title: "bad label", labels: [ids.bug, 999_999] }),
       "label does not exist [label_id: 999999]",
@@ -343,6 +344,13 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
     assert.equal((await call("cody", "GET", "/repos/guild/board/issues/1")).status, 404);
     assert.equal((await call("cody", "GET", "/repos/guild/board/issues")).status, 404);
     assert.equal((await call("cody", "POST", "/repos/guild/board/issues", { title: "x" })).status, 403);
+    const found = async (who: Name) =>
+      (
+        await ok(call<Issue[]>(who, "GET", "/repos/issues/search?owner=guild", undefined, "Issue[]"), 200)
+      ).map((issue) => issue.title);
+    assert.deepEqual(await found("tina"), ["team"]);
+    assert.deepEqual(await found("cody"), [], "nor are they found by the search");
+    assert.deepEqual(await found("otto"), []);
     // cody has code write, so Gitea lets him be assigned; tina (issues write) labels and assigns.
     const assigned = await ok(
       call("tina", "PATCH", "/repos/guild/board/issues/1", { assignees: ["cody", "tina"] }, "Issue"),
