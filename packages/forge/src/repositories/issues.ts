@@ -144,11 +144,31 @@ export async function moveMilestoneCounters(
     .execute();
 }
 
+// One issue's labels and assignees are read on every GET of an issue: prepared (core's prepared.ts).
+const labelsOfOneIssue = prepared((db: Kysely<ForgeTables>, issueId: number) =>
+  db
+    .selectFrom("issue_label")
+    .innerJoin("label", "label.id", "issue_label.label_id")
+    .selectAll("label")
+    .where("issue_label.issue_id", "=", issueId)
+    .orderBy("label.name")
+    .orderBy("label.id"),
+);
+const assigneesOfOneIssue = prepared((db: Kysely<ForgeTables>, issueId: number) =>
+  db
+    .selectFrom("issue_assignee")
+    .innerJoin("account", "account.id", "issue_assignee.account_id")
+    .selectAll("account")
+    .where("issue_assignee.issue_id", "=", issueId)
+    .orderBy("account.lower_name"),
+);
+
 /** The labels of each of these issues, by issue id, in name order. */
 export async function labelsOfIssues(
   db: Kysely<ForgeTables>,
   issueIds: readonly number[],
 ): Promise<Map<number, LabelRow[]>> {
+  if (issueIds.length === 1) return new Map([[issueIds[0], [...(await labelsOfOneIssue(db, issueIds[0]))]]]);
   const labels = new Map<number, LabelRow[]>(issueIds.map((id) => [id, []]));
   if (issueIds.length === 0) return labels;
   const rows = await db
@@ -169,6 +189,8 @@ export async function assigneesOfIssues(
   db: Kysely<ForgeTables>,
   issueIds: readonly number[],
 ): Promise<Map<number, AccountRow[]>> {
+  if (issueIds.length === 1)
+    return new Map([[issueIds[0], [...(await assigneesOfOneIssue(db, issueIds[0]))]]]);
   const assignees = new Map<number, AccountRow[]>(issueIds.map((id) => [id, []]));
   if (issueIds.length === 0) return assignees;
   const rows = await db

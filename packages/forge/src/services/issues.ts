@@ -2,7 +2,12 @@ import { BadRequest, Forbidden, Invalid, NotFound, readBool, readTime, toStoredT
 import type { Kysely } from "kysely";
 import { type IssueRepository, type IssueView, toApiIssue } from "../convert/issue.ts";
 import { PreconditionFailed } from "../errors.ts";
-import { type AccountRow, findAccountByName, findAccountsByIds } from "../repositories/accounts.ts";
+import {
+  type AccountRow,
+  findAccountById,
+  findAccountByName,
+  findAccountsByIds,
+} from "../repositories/accounts.ts";
 import { EVENT, insertTimelineEvent } from "../repositories/issue-events.ts";
 import {
   allocateIssueNumber,
@@ -102,10 +107,7 @@ export async function issueViews(db: Kysely<ForgeTables>, issues: readonly Issue
   const [labels, assignees, posters, milestones] = await Promise.all([
     labelsOfIssues(db, ids),
     assigneesOfIssues(db, ids),
-    findAccountsByIds(
-      db,
-      issues.map((issue) => issue.poster_id),
-    ),
+    postersOf(db, issues),
     milestonesByIds(
       db,
       issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id])),
@@ -118,6 +120,20 @@ export async function issueViews(db: Kysely<ForgeTables>, issues: readonly Issue
     milestone: issue.milestone_id === null ? undefined : milestones.get(issue.milestone_id),
     assignees: assignees.get(issue.id) ?? [],
   }));
+}
+
+/** The posters of these issues by id; one poster through the prepared look-up every request makes. */
+async function postersOf(
+  db: Kysely<ForgeTables>,
+  issues: readonly IssueRow[],
+): Promise<Map<number, AccountRow>> {
+  if (issues.length !== 1)
+    return findAccountsByIds(
+      db,
+      issues.map((issue) => issue.poster_id),
+    );
+  const poster = await findAccountById(db, issues[0].poster_id);
+  return new Map(poster ? [[poster.id, poster]] : []);
 }
 
 /** One issue with what its answer shows. */
