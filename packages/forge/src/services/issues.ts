@@ -300,9 +300,10 @@ export async function createIssue(
   checkTitle(input.title);
   checkBody(input.body ?? "");
   checkRef(input.ref);
+  // A due date that is no time fails Gitea's binding, whoever sends it.
+  const dueDate = input.due_date === undefined ? undefined : parseApiTime(input.due_date, "DueDate");
   const writer = accessTo(context.permission, "repo.issues") >= ACCESS_WRITE;
-  const deadline =
-    writer && input.due_date !== undefined ? parseApiTime(input.due_date, "DueDate") : undefined;
+  const deadline = writer ? dueDate : undefined;
   const assignees = writer
     ? await resolveAssignees(database, context, [
         ...(input.assignee ? [input.assignee] : []),
@@ -438,7 +439,8 @@ export async function editIssue(
       throw new PreconditionFailed(`unknown state: ${edit.state}`);
     close = edit.state === "closed";
   }
-  const deadline = writer ? requestedDeadline(edit) : undefined;
+  const requested = requestedDeadline(edit);
+  const deadline = writer ? requested : undefined;
   const assignees =
     writer && (edit.assignees !== undefined || edit.assignee !== undefined)
       ? await resolveAssignees(database, context, [

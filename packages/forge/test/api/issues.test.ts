@@ -279,7 +279,7 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
           labels: [ids.bug, 999_999],
           milestone: 999_999,
           assignees: ["nobody-at-all"],
-          due_date: "not a date",
+          due_date: "2030-01-01T00:00:00Z",
         },
         "Issue",
       ),
