@@ -218,55 +218,44 @@ export async function milestonesByIds(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export async function insertIssueLabels(
+/** The tables that link an issue to other rows, and their column naming the other row. */
+const ISSUE_LINKS = { issue_label: "label_id", issue_assignee: "account_id" } as const;
+type IssueLink = keyof typeof ISSUE_LINKS;
+/** Both link tables as one shape, so one query serves either. */
+type IssueLinkTables = Record<IssueLink, Record<string, number>>;
+
+function linkTables(trx: Kysely<ForgeTables>): Kysely<IssueLinkTables> {
+  return trx as unknown as Kysely<IssueLinkTables>;
+}
+
+/** Links the issue to these labels or accounts (those already linked stay once). */
+export async function linkIssue(
   trx: Kysely<ForgeTables>,
+  table: IssueLink,
   issueId: number,
-  labelIds: readonly number[],
+  ids: readonly number[],
 ): Promise<void> {
-  if (labelIds.length === 0) return;
-  await trx
-    .insertInto("issue_label")
-    .values(labelIds.map((label_id) => ({ issue_id: issueId, label_id })))
+  if (ids.length === 0) return;
+  const column = ISSUE_LINKS[table];
+  await linkTables(trx)
+    .insertInto(table)
+    .values(ids.map((id) => ({ issue_id: issueId, [column]: id })))
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
-export async function deleteIssueLabels(
+/** Unlinks the issue from these labels or accounts. */
+export async function unlinkIssue(
   trx: Kysely<ForgeTables>,
+  table: IssueLink,
   issueId: number,
-  labelIds: readonly number[],
+  ids: readonly number[],
 ): Promise<void> {
-  if (labelIds.length === 0) return;
-  await trx
-    .deleteFrom("issue_label")
+  if (ids.length === 0) return;
+  await linkTables(trx)
+    .deleteFrom(table)
     .where("issue_id", "=", issueId)
-    .where("label_id", "in", labelIds)
-    .execute();
-}
-
-export async function insertIssueAssignees(
-  trx: Kysely<ForgeTables>,
-  issueId: number,
-  accountIds: readonly number[],
-): Promise<void> {
-  if (accountIds.length === 0) return;
-  await trx
-    .insertInto("issue_assignee")
-    .values(accountIds.map((account_id) => ({ issue_id: issueId, account_id })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
-export async function deleteIssueAssignees(
-  trx: Kysely<ForgeTables>,
-  issueId: number,
-  accountIds: readonly number[],
-): Promise<void> {
-  if (accountIds.length === 0) return;
-  await trx
-    .deleteFrom("issue_assignee")
-    .where("issue_id", "=", issueId)
-    .where("account_id", "in", accountIds)
+    .where(ISSUE_LINKS[table], "in", ids)
     .execute();
 }
 

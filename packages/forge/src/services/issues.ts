@@ -14,17 +14,14 @@ import {
   assignableAccounts,
   assigneesOfIssues,
   countPinned,
-  deleteIssueAssignees,
-  deleteIssueLabels,
   deleteIssueRow,
   findIssueByNumber,
   type IssueQuery,
   type IssueRow,
   insertIssue,
-  insertIssueAssignees,
-  insertIssueLabels,
   labelIdsNamed,
   labelsOfIssues,
+  linkIssue,
   listIssueRows,
   lockIssue,
   lockRepositoryRow,
@@ -34,6 +31,7 @@ import {
   moveRepositoryCounters,
   pinnedIssueRows,
   shiftPins,
+  unlinkIssue,
   updateIssueRow,
   usableLabelsNamed,
 } from "../repositories/issues.ts";
@@ -333,8 +331,9 @@ export async function createIssue(
     });
     await moveRepositoryCounters(trx, repoId, false, { total: 1, closed: 0 });
     const event = { issue_id: issue.id, repo_id: repoId, poster_id: doer.id };
-    await insertIssueLabels(
+    await linkIssue(
       trx,
+      "issue_label",
       issue.id,
       labels.map((label) => label.id),
     );
@@ -348,8 +347,9 @@ export async function createIssue(
         now,
       );
     }
-    await insertIssueAssignees(
+    await linkIssue(
       trx,
+      "issue_assignee",
       issue.id,
       assignees.map((account) => account.id),
     );
@@ -535,8 +535,8 @@ async function replaceAssignees(
   const removed = current.filter((account) => !wanted.has(account.id)).map((account) => account.id);
   const added = assignees.filter((account) => !current.some((had) => had.id === account.id)).map((a) => a.id);
   if (removed.length === 0 && added.length === 0) return issue;
-  await deleteIssueAssignees(trx, issue.id, removed);
-  await insertIssueAssignees(trx, issue.id, added);
+  await unlinkIssue(trx, "issue_assignee", issue.id, removed);
+  await linkIssue(trx, "issue_assignee", issue.id, added);
   const changed = await updateIssueRow(trx, issue.id, { updated_at: now });
   const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.assignees };
   for (const id of removed) {
@@ -771,13 +771,15 @@ export async function changeIssueLabels(
     const remove = had.filter((label) => !after.some((kept) => kept.id === label.id));
     const add = after.filter((label) => !had.some((h) => h.id === label.id));
     const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.label };
-    await deleteIssueLabels(
+    await unlinkIssue(
       trx,
+      "issue_label",
       issue.id,
       remove.map((label) => label.id),
     );
-    await insertIssueLabels(
+    await linkIssue(
       trx,
+      "issue_label",
       issue.id,
       add.map((label) => label.id),
     );
