@@ -1,8 +1,12 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
-import type { IssueRow, LabelRow, MilestoneRow } from "../repositories/issues.ts";
+import type { IssueRow } from "../repositories/issues.ts";
+import type { LabelRow } from "../repositories/labels.ts";
+import type { MilestoneRow } from "../repositories/milestones.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
+import { type LabelPlace, toApiLabel } from "./label.ts";
 import { link } from "./link.ts";
+import { toApiMilestone } from "./milestone.ts";
 import { apiTime } from "./time.ts";
 import { toApiUser } from "./user.ts";
 
@@ -25,36 +29,9 @@ function repositoryPath(where: IssueRepository): string {
   return `${encodeURIComponent(where.owner.name)}/${encodeURIComponent(where.repository.name)}`;
 }
 
-export function toApiLabel(label: LabelRow, where: IssueRepository, rootUrl: URL) {
-  return {
-    id: label.id,
-    name: label.name,
-    exclusive: readBool(label.exclusive),
-    is_archived: label.archived_at !== null,
-    color: label.color,
-    description: label.description,
-    // A repository's label lives under the repository, an organization's under the organization.
-    url:
-      label.repo_id !== null
-        ? link(rootUrl, `api/v1/repos/${repositoryPath(where)}/labels/${label.id}`)
-        : link(rootUrl, `api/v1/orgs/${encodeURIComponent(where.owner.name)}/labels/${label.id}`),
-  };
-}
-
-export function toApiMilestone(milestone: MilestoneRow) {
-  const closed = readBool(milestone.is_closed);
-  return {
-    id: milestone.id,
-    title: milestone.name,
-    description: milestone.description,
-    state: closed ? "closed" : "open",
-    open_issues: milestone.num_issues - milestone.num_closed_issues,
-    closed_issues: milestone.num_closed_issues,
-    created_at: apiTime(milestone.created_at),
-    updated_at: apiTime(milestone.updated_at),
-    closed_at: closed && milestone.closed_at ? apiTime(milestone.closed_at) : null,
-    due_on: milestone.due_on ? apiTime(milestone.due_on) : null,
-  };
+/** Where an issue's labels are shown: on its repository. */
+export function labelPlace(where: IssueRepository, rootUrl: URL): LabelPlace {
+  return { rootUrl, owner: where.owner.name, repository: where.repository.name };
 }
 
 /**
@@ -86,7 +63,7 @@ export function toApiIssue(
     body: issue.body,
     ref: issue.ref,
     assets: [],
-    labels: view.labels.map((label) => toApiLabel(label, where, rootUrl)),
+    labels: view.labels.map((label) => toApiLabel(label, labelPlace(where, rootUrl))),
     milestone: view.milestone ? toApiMilestone(view.milestone) : null,
     assignee: assignees[0] ?? null,
     assignees: assignees.length > 0 ? assignees : null,

@@ -22,6 +22,8 @@ export const issues: NamedMigration = {
       "num_closed_issues",
       "num_pulls",
       "num_closed_pulls",
+      // Moves on every change of the repository's issues: what page boundaries of its lists are kept under.
+      "issue_version",
     ])
       await db.schema
         .alterTable("repository")

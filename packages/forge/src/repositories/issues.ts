@@ -8,13 +8,13 @@ import {
   sql,
   type Updateable,
 } from "kysely";
-import type { ForgeTables, IssueTable, LabelTable, MilestoneTable } from "../schemas/tables.ts";
+import type { ForgeTables, IssueTable } from "../schemas/tables.ts";
 import type { AccountRow } from "./accounts.ts";
 import { issueMatches } from "./issue-search.ts";
+import type { LabelRow } from "./labels.ts";
+import type { MilestoneRow } from "./milestones.ts";
 
 export type IssueRow = Selectable<IssueTable>;
-export type LabelRow = Selectable<LabelTable>;
-export type MilestoneRow = Selectable<MilestoneTable>;
 
 /**
  * Takes the repository's next issue (or pull) number: one conditional write on the repository
@@ -23,7 +23,10 @@ export type MilestoneRow = Selectable<MilestoneTable>;
 export async function allocateIssueNumber(trx: Kysely<ForgeTables>, repoId: number): Promise<number> {
   const row = await trx
     .updateTable("repository")
-    .set((eb) => ({ last_issue_index: eb("last_issue_index", "+", 1) }))
+    .set((eb) => ({
+      last_issue_index: eb("last_issue_index", "+", 1),
+      issue_version: eb("issue_version", "+", 1),
+    }))
     .where("id", "=", repoId)
     .returning("last_issue_index")
     .executeTakeFirstOrThrow();
@@ -74,12 +77,24 @@ export async function lockRepositoryRow(
     .execute();
 }
 
-export function updateIssueRow(
+/** Changes an issue, and moves its repository's issue_version (see listIssueRows) in the same transaction. */
+export async function updateIssueRow(
   trx: Kysely<ForgeTables>,
   id: number,
   changes: Updateable<IssueTable>,
 ): Promise<IssueRow> {
-  return trx.updateTable("issue").set(changes).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  const issue = await trx
+    .updateTable("issue")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable("repository")
+    .set((eb) => ({ issue_version: eb("issue_version", "+", 1) }))
+    .where("id", "=", issue.repo_id)
+    .execute();
+  return issue;
 }
 
 export async function deleteIssueRow(trx: Kysely<ForgeTables>, id: number): Promise<void> {
@@ -92,7 +107,7 @@ export interface CounterChange {
   closed: number;
 }
 
-/** Moves the repository's issue (or pull) counters in the caller's transaction. */
+/** Moves the repository's issue (or pull) counters, and its issue_version, in the caller's transaction. */
 export async function moveRepositoryCounters(
   trx: Kysely<ForgeTables>,
   repoId: number,
@@ -104,7 +119,11 @@ export async function moveRepositoryCounters(
   const closed = isPull ? "num_closed_pulls" : "num_closed_issues";
   await trx
     .updateTable("repository")
-    .set((eb) => ({ [total]: eb(total, "+", change.total), [closed]: eb(closed, "+", change.closed) }))
+    .set((eb) => ({
+      [total]: eb(total, "+", change.total),
+      [closed]: eb(closed, "+", change.closed),
+      issue_version: eb("issue_version", "+", 1),
+    }))
     .where("id", "=", repoId)
     .execute();
 }
@@ -126,11 +145,31 @@ export async function moveMilestoneCounters(
     .execute();
 }
 
+// One issue's labels and assignees are read on every GET of an issue: prepared (core's prepared.ts).
+const labelsOfOneIssue = prepared((db: Kysely<ForgeTables>, issueId: number) =>
+  db
+    .selectFrom("issue_label")
+    .innerJoin("label", "label.id", "issue_label.label_id")
+    .selectAll("label")
+    .where("issue_label.issue_id", "=", issueId)
+    .orderBy("label.name")
+    .orderBy("label.id"),
+);
+const assigneesOfOneIssue = prepared((db: Kysely<ForgeTables>, issueId: number) =>
+  db
+    .selectFrom("issue_assignee")
+    .innerJoin("account", "account.id", "issue_assignee.account_id")
+    .selectAll("account")
+    .where("issue_assignee.issue_id", "=", issueId)
+    .orderBy("account.lower_name"),
+);
+
 /** The labels of each of these issues, by issue id, in name order. */
 export async function labelsOfIssues(
   db: Kysely<ForgeTables>,
   issueIds: readonly number[],
 ): Promise<Map<number, LabelRow[]>> {
+  if (issueIds.length === 1) return new Map([[issueIds[0], [...(await labelsOfOneIssue(db, issueIds[0]))]]]);
   const labels = new Map<number, LabelRow[]>(issueIds.map((id) => [id, []]));
   if (issueIds.length === 0) return labels;
   const rows = await db
@@ -151,6 +190,8 @@ export async function assigneesOfIssues(
   db: Kysely<ForgeTables>,
   issueIds: readonly number[],
 ): Promise<Map<number, AccountRow[]>> {
+  if (issueIds.length === 1)
+    return new Map([[issueIds[0], [...(await assigneesOfOneIssue(db, issueIds[0]))]]]);
   const assignees = new Map<number, AccountRow[]>(issueIds.map((id) => [id, []]));
   if (issueIds.length === 0) return assignees;
   const rows = await db
@@ -178,70 +219,44 @@ export async function milestonesByIds(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export async function insertIssueLabels(
-  trx: Kysely<ForgeTables>,
-  issueId: number,
-  labelIds: readonly number[],
-): Promise<void> {
-  if (labelIds.length === 0) return;
-  await trx
-    .insertInto("issue_label")
-    .values(labelIds.map((label_id) => ({ issue_id: issueId, label_id })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+/** The tables that link an issue to other rows, and their column naming the other row. */
+const ISSUE_LINKS = { issue_label: "label_id", issue_assignee: "account_id" } as const;
+type IssueLink = keyof typeof ISSUE_LINKS;
+/** Both link tables as one shape, so one query serves either. */
+type IssueLinkTables = Record<IssueLink, Record<string, number>>;
+
+function linkTables(trx: Kysely<ForgeTables>): Kysely<IssueLinkTables> {
+  return trx as unknown as Kysely<IssueLinkTables>;
 }
 
-export async function deleteIssueLabels(
+/** Links the issue to these labels or accounts (those already linked stay once). */
+export async function linkIssue(
   trx: Kysely<ForgeTables>,
+  table: IssueLink,
   issueId: number,
-  labelIds: readonly number[],
-): Promise<void> {
-  if (labelIds.length === 0) return;
-  await trx
-    .deleteFrom("issue_label")
-    .where("issue_id", "=", issueId)
-    .where("label_id", "in", labelIds)
-    .execute();
-}
-
-export async function insertIssueAssignees(
-  trx: Kysely<ForgeTables>,
-  issueId: number,
-  accountIds: readonly number[],
-): Promise<void> {
-  if (accountIds.length === 0) return;
-  await trx
-    .insertInto("issue_assignee")
-    .values(accountIds.map((account_id) => ({ issue_id: issueId, account_id })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
-export async function deleteIssueAssignees(
-  trx: Kysely<ForgeTables>,
-  issueId: number,
-  accountIds: readonly number[],
-): Promise<void> {
-  if (accountIds.length === 0) return;
-  await trx
-    .deleteFrom("issue_assignee")
-    .where("issue_id", "=", issueId)
-    .where("account_id", "in", accountIds)
-    .execute();
-}
-
-/** Labels among `ids` that an issue of the repository may carry: its own, and its owner org's. */
-export function usableLabels(
-  db: Kysely<ForgeTables>,
-  repository: { id: number; owner_id: number },
   ids: readonly number[],
-): Promise<LabelRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("label")
-    .selectAll()
-    .where("id", "in", [...new Set(ids)])
-    .where(usableIn(repository))
+): Promise<void> {
+  if (ids.length === 0) return;
+  const column = ISSUE_LINKS[table];
+  await linkTables(trx)
+    .insertInto(table)
+    .values(ids.map((id) => ({ issue_id: issueId, [column]: id })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** Unlinks the issue from these labels or accounts. */
+export async function unlinkIssue(
+  trx: Kysely<ForgeTables>,
+  table: IssueLink,
+  issueId: number,
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await linkTables(trx)
+    .deleteFrom(table)
+    .where("issue_id", "=", issueId)
+    .where(ISSUE_LINKS[table], "in", ids)
     .execute();
 }
 
@@ -272,23 +287,6 @@ export async function labelIdsNamed(db: Kysely<ForgeTables>, names: readonly str
   return rows.map((row) => row.id);
 }
 
-export async function labelExists(db: Kysely<ForgeTables>, id: number): Promise<boolean> {
-  return (await db.selectFrom("label").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
-}
-
-export function findMilestoneOf(
-  db: Kysely<ForgeTables>,
-  repoId: number,
-  id: number,
-): Promise<MilestoneRow | undefined> {
-  return db
-    .selectFrom("milestone")
-    .selectAll()
-    .where("repo_id", "=", repoId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
 /** Milestones of the repository by name or id, for list filters. */
 export async function milestoneIdsNamed(
   db: Kysely<ForgeTables>,
@@ -314,8 +312,9 @@ export async function milestoneIdsNamed(
 export type IssueScope =
   | { repoId: number }
   | {
-      /** The ids of the repositories the reader may see, as a subquery (see repos.ts readableIds). */
-      readable: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
+      /** The repositories whose issues, and those whose pulls, the reader may see (subqueries). */
+      readableIssues: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
+      readablePulls: SelectQueryBuilder<ForgeTables, "repository", { id: number }>;
     };
 
 export interface IssueQuery {
@@ -346,7 +345,12 @@ function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: Is
   selection =
     "repoId" in scope
       ? selection.where("issue.repo_id", "=", scope.repoId)
-      : selection.where("issue.repo_id", "in", scope.readable);
+      : selection.where((eb) =>
+          eb.or([
+            eb.and([eb("issue.is_pull", "=", false), eb("issue.repo_id", "in", scope.readableIssues)]),
+            eb.and([eb("issue.is_pull", "=", true), eb("issue.repo_id", "in", scope.readablePulls)]),
+          ]),
+        );
   if (query.isClosed !== undefined) selection = selection.where("issue.is_closed", "=", query.isClosed);
   if (query.isPull !== undefined) selection = selection.where("issue.is_pull", "=", query.isPull);
   for (const labelId of query.allLabelIds ?? [])
@@ -396,31 +400,83 @@ function filteredIssues(db: Kysely<ForgeTables>, dialect: DialectName, query: Is
   return selection;
 }
 
+/** Where a page of a list starts: the last issue before it, in the list's order. */
+interface PageBoundary {
+  created_at: string | Date;
+  id: number;
+}
+
+// What deep pages of a list cost is skipping the entries before them. The boundary of each page
+// read (the last issue of the page before) and each list's total are kept under a key that names
+// the repository's issue_version, which every change of its issues moves (in the database, so
+// every process sees it): a kept boundary is exact until then, and the page after it is a seek.
+const MAX_KEPT = 10_000;
+interface Kept {
+  boundaries: Map<string, PageBoundary>;
+  totals: Map<string, number>;
+}
+/** Per database (a process holds one; tests hold several). */
+const keptFor = new WeakMap<object, Kept>();
+
+function keptOf(db: Kysely<ForgeTables>): Kept {
+  let kept = keptFor.get(db);
+  if (kept === undefined) {
+    kept = { boundaries: new Map(), totals: new Map() };
+    keptFor.set(db, kept);
+  }
+  return kept;
+}
+
+function keep<T>(map: Map<string, T>, key: string, value: T): void {
+  if (map.size >= MAX_KEPT) map.clear();
+  map.set(key, value);
+}
+
 /**
  * A page of issues, newest first as Gitea's API lists them, and how many match (unless the caller
  * knows it from the counters). The page's ids are read first, from the index alone, and only
- * then their rows: a deep page skips index entries, never whole rows.
+ * then their rows. With `memoKey` (naming the repository's issue_version and the filters), page
+ * boundaries and the total are kept, so that page 1,000 costs what page 1 does.
  */
 export async function listIssueRows(
   db: Kysely<ForgeTables>,
   dialect: DialectName,
   query: IssueQuery,
-  knownTotal?: number,
+  options: { knownTotal?: number; memoKey?: string } = {},
 ): Promise<{ rows: IssueRow[]; total: number }> {
   const selection = filteredIssues(db, dialect, query);
-  let ordered = selection.select("issue.id");
+  const { memoKey } = options;
+  const { boundaries, totals } = keptOf(db);
+  const boundaryKey = (offset: number) => `${memoKey}\u0000${offset}`;
+  const boundary =
+    memoKey !== undefined && query.offset > 0 ? boundaries.get(boundaryKey(query.offset)) : undefined;
+  let ordered = selection.select(["issue.id", "issue.created_at"]);
   const priority = query.priorityRepoId;
   if (priority !== undefined)
     ordered = ordered.orderBy(sql`case when ${sql.ref("issue.repo_id")} = ${priority} then 0 else 1 end`);
-  const [ids, total] = await Promise.all([
-    ordered
-      .orderBy("issue.created_at", "desc")
-      .orderBy("issue.id", "desc")
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
+  ordered = ordered.orderBy("issue.created_at", "desc").orderBy("issue.id", "desc");
+  // Without a kept boundary, the row before the page is read too, to keep it for the next time.
+  const before = memoKey !== undefined && boundary === undefined && query.offset > 0 ? 1 : 0;
+  const page = boundary
+    ? ordered
+        .where((eb) =>
+          eb(eb.refTuple("issue.created_at", "issue.id"), "<", eb.tuple(boundary.created_at, boundary.id)),
+        )
+        .limit(query.limit)
+    : ordered.limit(query.limit + before).offset(query.offset - before);
+  const knownTotal = options.knownTotal ?? (memoKey === undefined ? undefined : totals.get(memoKey));
+  // A page past the known end is empty without reading any of it.
+  const [read, total] = await Promise.all([
+    knownTotal !== undefined && query.offset >= knownTotal ? [] : page.execute(),
     knownTotal ?? countRows(db, selection.select("issue.id")),
   ]);
+  const ids = read.slice(before);
+  if (memoKey !== undefined) {
+    if (knownTotal === undefined) keep(totals, memoKey, total);
+    if (before === 1 && read.length > 0) keep(boundaries, boundaryKey(query.offset), read[0]);
+    const last = ids.at(-1);
+    if (last && ids.length === query.limit) keep(boundaries, boundaryKey(query.offset + query.limit), last);
+  }
   if (ids.length === 0) return { rows: [], total };
   const rows = await db
     .selectFrom("issue")

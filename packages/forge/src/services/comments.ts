@@ -16,14 +16,9 @@ import {
   updateCommentBody,
   type Window,
 } from "../repositories/comments.ts";
-import {
-  findIssueByNumber,
-  type IssueRow,
-  type LabelRow,
-  type MilestoneRow,
-  milestonesByIds,
-  usableLabels,
-} from "../repositories/issues.ts";
+import { findIssueByNumber, type IssueRow, milestonesByIds } from "../repositories/issues.ts";
+import { findUsableLabels, type LabelRow } from "../repositories/labels.ts";
+import type { MilestoneRow } from "../repositories/milestones.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_READ, accessTo } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
@@ -127,9 +122,10 @@ export async function issueTimeline(
       db,
       page.rows.map((row) => row.poster_id),
     ),
-    usableLabels(
+    findUsableLabels(
       db,
-      context.repository,
+      context.repository.id,
+      context.repository.owner_id,
       ids((row) => row.label_id),
     ),
     milestonesByIds(db, [...ids((row) => row.milestone_id), ...ids((row) => row.old_milestone_id)]),

@@ -2,7 +2,12 @@ import { BadRequest, Forbidden, Invalid, NotFound, readBool, readTime, toStoredT
 import type { Kysely } from "kysely";
 import { type IssueRepository, type IssueView, toApiIssue } from "../convert/issue.ts";
 import { PreconditionFailed } from "../errors.ts";
-import { type AccountRow, findAccountByName, findAccountsByIds } from "../repositories/accounts.ts";
+import {
+  type AccountRow,
+  findAccountById,
+  findAccountByName,
+  findAccountsByIds,
+} from "../repositories/accounts.ts";
 import { EVENT, insertTimelineEvent } from "../repositories/issue-events.ts";
 import { indexIssues } from "../repositories/issue-search.ts";
 import {
@@ -10,32 +15,25 @@ import {
   assignableAccounts,
   assigneesOfIssues,
   countPinned,
-  deleteIssueAssignees,
-  deleteIssueLabels,
   deleteIssueRow,
   findIssueByNumber,
-  findMilestoneOf,
   type IssueQuery,
   type IssueRow,
   insertIssue,
-  insertIssueAssignees,
-  insertIssueLabels,
-  type LabelRow,
-  labelExists,
   labelIdsNamed,
   labelsOfIssues,
+  linkIssue,
   listIssueRows,
   lockIssue,
   lockRepositoryRow,
-  type MilestoneRow,
   milestoneIdsNamed,
   milestonesByIds,
   moveMilestoneCounters,
   moveRepositoryCounters,
   pinnedIssueRows,
   shiftPins,
+  unlinkIssue,
   updateIssueRow,
-  usableLabels,
   usableLabelsNamed,
 } from "../repositories/issues.ts";
 import {
@@ -55,6 +53,8 @@ import {
   repositoryPermission,
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { type LabelRow, labelsAfterAdding, oneLabelPerScope, resolveIssueLabels } from "./labels.ts";
+import { findMilestoneForIssue, type MilestoneRow } from "./milestones.ts";
 import { type RepositoryContext, requireUnit } from "./repositories.ts";
 import type { Unit } from "./units.ts";
 import { queueRepositoryEvent } from "./webhook-events.ts";
@@ -106,10 +106,7 @@ export async function issueViews(db: Kysely<ForgeTables>, issues: readonly Issue
   const [labels, assignees, posters, milestones] = await Promise.all([
     labelsOfIssues(db, ids),
     assigneesOfIssues(db, ids),
-    findAccountsByIds(
-      db,
-      issues.map((issue) => issue.poster_id),
-    ),
+    postersOf(db, issues),
     milestonesByIds(
       db,
       issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id])),
@@ -124,6 +121,20 @@ export async function issueViews(db: Kysely<ForgeTables>, issues: readonly Issue
   }));
 }
 
+/** The posters of these issues by id; one poster through the prepared look-up every request makes. */
+async function postersOf(
+  db: Kysely<ForgeTables>,
+  issues: readonly IssueRow[],
+): Promise<Map<number, AccountRow>> {
+  if (issues.length !== 1)
+    return findAccountsByIds(
+      db,
+      issues.map((issue) => issue.poster_id),
+    );
+  const poster = await findAccountById(db, issues[0].poster_id);
+  return new Map(poster ? [[poster.id, poster]] : []);
+}
+
 /** One issue with what its answer shows. */
 export async function issueView(db: Kysely<ForgeTables>, issue: IssueRow): Promise<IssueView> {
   return (await issueViews(db, [issue]))[0];
@@ -132,6 +143,11 @@ export async function issueView(db: Kysely<ForgeTables>, issue: IssueRow): Promi
 export function checkTitle(title: string): void {
   if (title.trim() === "") throw new Invalid("[Title]: Required");
   if (title.length > MAX_TITLE) throw new Invalid("[Title]: MaxSize");
+}
+
+/** Gitea's ref column is 255 wide. */
+function checkRef(ref: string | undefined): void {
+  if (ref !== undefined && ref.length > MAX_TITLE) throw new Invalid("[Ref]: MaxSize");
 }
 
 export function checkBody(body: string): void {
@@ -198,47 +214,27 @@ async function canBeAssigned(
 
 /**
  * The labels with these ids that an issue of the repository may carry (the repository's and its
- * owner organization's); an id that names none of them is a 422.
+ * owner organization's, resolved as the label service resolves them). Gitea drops an id that names
+ * none of them; here it is a 422, so that a typo is not silently lost.
  */
 export async function resolveLabels(
   database: ForgeDatabase,
   context: RepositoryContext,
   ids: readonly number[],
 ): Promise<LabelRow[]> {
-  if (ids.length > MAX_NAMED) throw new Invalid("[Labels]: MaxSize");
-  const found = await usableLabels(database.db, context.repository, ids);
+  const found = await resolveIssueLabels(database.db, context.repository, context.owner, [...ids]);
   const missing = ids.find((id) => !found.some((label) => label.id === id));
   if (missing !== undefined) throw new Invalid(`label does not exist [label_id: ${missing}]`);
-  return withoutExclusiveClashes(found, ids);
+  return oneLabelPerScope(found);
 }
 
-/** Gitea's exclusive scope of a label: the name up to its last '/', for exclusive labels only. */
-export function exclusiveScope(label: Pick<LabelRow, "name" | "exclusive">): string {
-  if (!readBool(label.exclusive)) return "";
-  const slash = label.name.lastIndexOf("/");
-  if (slash <= 0 || slash === label.name.length - 1) return "";
-  return label.name.slice(0, slash);
-}
-
-/** Of several exclusive labels of one scope, only the last one named stays, as in Gitea. */
-function withoutExclusiveClashes(labels: readonly LabelRow[], order: readonly number[]): LabelRow[] {
-  const byId = new Map(labels.map((label) => [label.id, label]));
-  const kept = new Map<string, LabelRow>();
-  for (const id of order) {
-    const label = byId.get(id);
-    if (!label) continue;
-    const scope = exclusiveScope(label);
-    kept.set(scope === "" ? `#${label.id}` : `scope:${scope}`, label);
-  }
-  return [...kept.values()];
-}
-
+/** The repository's milestone `id`, or Gitea's milestone-not-found message as a 422. */
 export async function resolveMilestone(
   database: ForgeDatabase,
   context: RepositoryContext,
   id: number,
 ): Promise<MilestoneRow> {
-  const milestone = await findMilestoneOf(database.db, context.repository.id, id);
+  const milestone = await findMilestoneForIssue(database.db, context.repository.id, id);
   if (!milestone)
     throw new Invalid(`milestone does not exist [id: ${id}, repo_id: ${context.repository.id}]`);
   return milestone;
@@ -302,9 +298,11 @@ export async function createIssue(
   requireUnit(context, "repo.issues", ACCESS_READ);
   checkTitle(input.title);
   checkBody(input.body ?? "");
+  checkRef(input.ref);
+  // A due date that is no time fails Gitea's binding, whoever sends it.
+  const dueDate = input.due_date === undefined ? undefined : parseApiTime(input.due_date, "DueDate");
   const writer = accessTo(context.permission, "repo.issues") >= ACCESS_WRITE;
-  const deadline =
-    writer && input.due_date !== undefined ? parseApiTime(input.due_date, "DueDate") : undefined;
+  const deadline = writer ? dueDate : undefined;
   const assignees = writer
     ? await resolveAssignees(database, context, [
         ...(input.assignee ? [input.assignee] : []),
@@ -335,8 +333,9 @@ export async function createIssue(
     await indexIssues(trx, [issue]);
     await moveRepositoryCounters(trx, repoId, false, { total: 1, closed: 0 });
     const event = { issue_id: issue.id, repo_id: repoId, poster_id: doer.id };
-    await insertIssueLabels(
+    await linkIssue(
       trx,
+      "issue_label",
       issue.id,
       labels.map((label) => label.id),
     );
@@ -350,8 +349,9 @@ export async function createIssue(
         now,
       );
     }
-    await insertIssueAssignees(
+    await linkIssue(
       trx,
+      "issue_assignee",
       issue.id,
       assignees.map((account) => account.id),
     );
@@ -434,13 +434,15 @@ export async function editIssue(
   if (!writer && issue.poster_id !== doer.id) throw new Forbidden("");
   if (edit.title) checkTitle(edit.title);
   if (edit.body !== undefined) checkBody(edit.body);
+  checkRef(edit.ref);
   let close: boolean | undefined;
   if (edit.state !== undefined) {
     if (edit.state !== "open" && edit.state !== "closed")
       throw new PreconditionFailed(`unknown state: ${edit.state}`);
     close = edit.state === "closed";
   }
-  const deadline = writer ? requestedDeadline(edit) : undefined;
+  const requested = requestedDeadline(edit);
+  const deadline = writer ? requested : undefined;
   const assignees =
     writer && (edit.assignees !== undefined || edit.assignee !== undefined)
       ? await resolveAssignees(database, context, [
@@ -537,8 +539,8 @@ async function replaceAssignees(
   const removed = current.filter((account) => !wanted.has(account.id)).map((account) => account.id);
   const added = assignees.filter((account) => !current.some((had) => had.id === account.id)).map((a) => a.id);
   if (removed.length === 0 && added.length === 0) return issue;
-  await deleteIssueAssignees(trx, issue.id, removed);
-  await insertIssueAssignees(trx, issue.id, added);
+  await unlinkIssue(trx, "issue_assignee", issue.id, removed);
+  await linkIssue(trx, "issue_assignee", issue.id, added);
   const changed = await updateIssueRow(trx, issue.id, { updated_at: now });
   const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.assignees };
   for (const id of removed) {
@@ -735,10 +737,7 @@ async function labelsNamed(
   const found = await usableLabelsNamed(database.db, context.repository, names);
   const missing = names.find((name) => !found.some((label) => label.name === name));
   if (missing !== undefined) throw new Invalid(`label does not exist [name: ${missing}]`);
-  return withoutExclusiveClashes(
-    found,
-    names.flatMap((name) => found.filter((label) => label.name === name).map((label) => label.id)),
-  );
+  return oneLabelPerScope(found);
 }
 
 /**
@@ -761,31 +760,30 @@ export async function changeIssueLabels(
   if (change.kind === "add" || change.kind === "replace")
     wanted = await labelsNamed(database, context, issue, change.labels);
   else if (!canWriteIssue(context, issue)) throw new Forbidden("write permission is required");
-  if (change.kind === "remove" && !(await labelExists(database.db, change.labelId)))
-    throw new Invalid(`label does not exist [label_id: ${change.labelId}]`);
+  if (change.kind === "remove") await resolveLabels(database, context, [change.labelId]);
   const now = toStoredTime(new Date(), database.dialect);
   const audience = { where: context, rootUrl };
   return database.db.transaction().execute(async (trx) => {
     await lockIssue(trx, database.dialect, issue.id);
     const had = (await labelsOfIssues(trx, [issue.id])).get(issue.id) ?? [];
-    const scopes = new Set(wanted.map(exclusiveScope).filter((scope) => scope !== ""));
-    const remove =
-      change.kind === "clear" || change.kind === "replace"
-        ? had.filter((label) => !wanted.some((w) => w.id === label.id))
+    const after =
+      change.kind === "add"
+        ? labelsAfterAdding(had, wanted)
         : change.kind === "remove"
-          ? had.filter((label) => label.id === change.labelId)
-          : had.filter(
-              (label) => scopes.has(exclusiveScope(label)) && !wanted.some((w) => w.id === label.id),
-            );
-    const add = wanted.filter((label) => !had.some((h) => h.id === label.id));
+          ? had.filter((label) => label.id !== change.labelId)
+          : wanted;
+    const remove = had.filter((label) => !after.some((kept) => kept.id === label.id));
+    const add = after.filter((label) => !had.some((h) => h.id === label.id));
     const event = { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.label };
-    await deleteIssueLabels(
+    await unlinkIssue(
       trx,
+      "issue_label",
       issue.id,
       remove.map((label) => label.id),
     );
-    await insertIssueLabels(
+    await linkIssue(
       trx,
+      "issue_label",
       issue.id,
       add.map((label) => label.id),
     );
@@ -904,7 +902,10 @@ export async function listIssues(
     ...updatedWindow(database, filters),
     ...window,
   };
-  return listIssueRows(database.db, database.dialect, query, countersTotal(query, repository));
+  return listIssueRows(database.db, database.dialect, query, {
+    knownTotal: countersTotal(query, repository),
+    memoKey: listMemoKey(query, repository),
+  });
 }
 
 /**
@@ -924,6 +925,28 @@ function countersTotal(query: IssueQuery, repository: RepositoryRow): number | u
   const issues = count(repository.num_issues, repository.num_closed_issues);
   const pulls = count(repository.num_pulls, repository.num_closed_pulls);
   return query.isPull === undefined ? issues + pulls : query.isPull ? pulls : issues;
+}
+
+/**
+ * The key a list's page boundaries and total are kept under (see listIssueRows): the repository's
+ * issue_version and the filters. Lists whose matches move without that version moving are not
+ * kept: text search (comments may count) and the updated-time window.
+ */
+function listMemoKey(query: IssueQuery, repository: RepositoryRow): string | undefined {
+  if (query.keyword !== undefined || query.updatedSince !== undefined || query.updatedBefore !== undefined)
+    return undefined;
+  const { isClosed, isPull, allLabelIds, milestoneIds, posterId, assigneeId, mentioned } = query;
+  return JSON.stringify([
+    repository.id,
+    repository.issue_version,
+    isClosed,
+    isPull,
+    allLabelIds,
+    milestoneIds,
+    posterId,
+    assigneeId,
+    mentioned,
+  ]);
 }
 
 export interface SearchFilters extends IssueFilters {
@@ -958,7 +981,11 @@ export async function searchIssues(
     if (!team) throw new BadRequest(`team does not exist [org_id: ${owner.id}, name: ${filters.team}]`);
     teamId = team.id;
   }
-  const readable = readableRepositoryIds(database.db, reader, { ownerId: owner?.id, teamId });
+  const within = { ownerId: owner?.id, teamId };
+  const scope = {
+    readableIssues: readableRepositoryIds(database.db, reader, "repo.issues", within),
+    readablePulls: readableRepositoryIds(database.db, reader, "repo.pulls", within),
+  };
   const labelNames = namesIn(filters.labels);
   const milestoneNames = namesIn(filters.milestones);
   const [labelIds, milestoneIds] = await Promise.all([
@@ -968,7 +995,7 @@ export async function searchIssues(
   const mine = (flag: string | undefined) => (viewer && flag === "true" ? viewer : undefined);
   const priority = Number(filters.priority_repo_id);
   return listIssueRows(database.db, database.dialect, {
-    scope: { readable },
+    scope,
     isClosed: closedFilter(filters.state),
     isPull: kindFilter(filters.type),
     anyLabelIds: labelNames.length > 0 ? labelIds : undefined,

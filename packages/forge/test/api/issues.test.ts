@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { before, test } from "node:test";
+import { after, before, test } from "node:test";
 import { api, forEachForge } from "../support/forge.ts";
 import { makePerson, type Person } from "../support/people.ts";
+import { assertSigned, payloadOf, type Received, type Receiver, startReceiver } from "../support/receiver.ts";
+import { assertGiteaShape } from "../support/swagger.ts";
 
 interface ApiUser {
   id: number;
@@ -277,7 +279,7 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
           labels: [ids.bug, 999_999],
           milestone: 999_999,
           assignees: ["nobody-at-all"],
-          due_date: "not a date",
+          due_date: "2030-01-01T00:00:00Z",
         },
         "Issue",
       ),
@@ -301,6 +303,7 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
     assert.equal(await refused({ title: "   " }), "[Title]: Required");
     assert.equal(await refused({ title: "x".repeat(256) }), "[Title]: MaxSize");
     assert.equal(await refused({ title: "big", body: "x".repeat(1024 * 1024) }), "[Body]: MaxSize");
+    assert.equal(await refused({ title: "long ref", ref: "r".repeat(256) }), "[Ref]: MaxSize");
     assert.equal(
       await refused({ title: "bad label", labels: [ids.bug, 999_999] }),
       "label does not exist [label_id: 999999]",
@@ -341,6 +344,13 @@ forEachForge("forge issues: create, read, edit, delete, list, search, labels, lo
     assert.equal((await call("cody", "GET", "/repos/guild/board/issues/1")).status, 404);
     assert.equal((await call("cody", "GET", "/repos/guild/board/issues")).status, 404);
     assert.equal((await call("cody", "POST", "/repos/guild/board/issues", { title: "x" })).status, 403);
+    const found = async (who: Name) =>
+      (
+        await ok(call<Issue[]>(who, "GET", "/repos/issues/search?owner=guild", undefined, "Issue[]"), 200)
+      ).map((issue) => issue.title);
+    assert.deepEqual(await found("tina"), ["team"]);
+    assert.deepEqual(await found("cody"), [], "nor are they found by the search");
+    assert.deepEqual(await found("otto"), []);
     // cody has code write, so Gitea lets him be assigned; tina (issues write) labels and assigns.
     const assigned = await ok(
       call("tina", "PATCH", "/repos/guild/board/issues/1", { assignees: ["cody", "tina"] }, "Issue"),
@@ -782,6 +792,40 @@ forEachForge("forge issues: lists with Gitea's filters, and the search across re
     assert.equal(repo.body.open_pr_counter, 1);
   });
 
+  test("a page read again after a change shows the change (kept page boundaries follow every write)", async () => {
+    const page2 = async () => titles((await list("?type=issues&limit=2&page=2")).body);
+    assert.deepEqual(await page2(), ["i2", "i1"]);
+    assert.deepEqual(await page2(), ["i2", "i1"], "the same page from its kept boundary");
+    const i5 = (await list("?type=issues&limit=1")).body[0];
+    const closed = await api(forge.url, "PATCH", `/repos/olga/lister/issues/${i5.number}`, {
+      token: cast.olga.token,
+      body: { state: "closed" },
+    });
+    assert.equal(closed.status, 201);
+    assert.deepEqual(await page2(), ["i1"]);
+    const reopened = await api(forge.url, "PATCH", `/repos/olga/lister/issues/${i5.number}`, {
+      token: cast.olga.token,
+      body: { state: "open" },
+    });
+    assert.equal(reopened.status, 201);
+    assert.deepEqual(await page2(), ["i2", "i1"]);
+    const labelled = await list("?labels=bug&limit=1&page=2");
+    assert.deepEqual(titles(labelled.body), ["i1"]);
+    assert.equal(labelled.headers.get("x-total-count"), "2");
+    const bug = labelled.body[0].labels[0];
+    const issue = `/repos/olga/lister/issues/${labelled.body[0].number}/labels`;
+    assert.equal(
+      (await api(forge.url, "DELETE", `${issue}/${bug.id}`, { token: cast.olga.token })).status,
+      204,
+    );
+    const after = await list("?labels=bug&limit=1&page=2");
+    assert.deepEqual(titles(after.body), []);
+    assert.equal(after.headers.get("x-total-count"), "1");
+    const back = await api(forge.url, "POST", issue, { token: cast.olga.token, body: { labels: [bug.id] } });
+    assert.equal(back.status, 200);
+    assert.deepEqual(titles((await list("?labels=bug&limit=1&page=2")).body), ["i1"]);
+  });
+
   test("state, type, labels, milestones, q, created_by, assigned_by, mentioned_by, since and before", async () => {
     assert.deepEqual(titles((await list("?state=closed")).body), ["i3"]);
     const every = await list("?state=all");
@@ -838,3 +882,125 @@ forEachForge("forge issues: lists with Gitea's filters, and the search across re
     assert.equal((await api(forge.url, "GET", "/repos/issues/search?since=never")).status, 422);
   });
 });
+
+forEachForge(
+  "forge issues: each change reaches the repository's hooks as Gitea's issue events",
+  (forge) => {
+    const SECRET = "issue-hook-secret";
+    let receiver: Receiver;
+    let olga: Person;
+    let labelId = 0;
+    let milestoneId = 0;
+
+    interface IssuePayload {
+      action: string;
+      number: number;
+      issue: Issue;
+      changes?: Record<string, { from: string }>;
+      repository: { full_name: string };
+      sender: { login: string; username: string };
+      commit_id: string;
+    }
+
+    const call = (method: string, path: string, body?: unknown) =>
+      api<Issue>(forge.url, method, `/repos/olga/hooked${path}`, { token: olga.token, body });
+
+    /** The next delivery of X-Gitea-Event-Type `type` with `action`, after `from`; checked and parsed. */
+    async function delivered(from: number, type: string, action: string) {
+      const request = await receiver.next((r: Received) => {
+        if (r.headers["x-gitea-event-type"] !== type) return false;
+        return payloadOf<IssuePayload>(r).action === action;
+      }, from);
+      assertSigned(request, SECRET);
+      assert.equal(request.headers["x-gitea-event"], "issues");
+      const payload = payloadOf<IssuePayload>(request);
+      assertGiteaShape("Issue", payload.issue);
+      assert.equal(payload.commit_id, "");
+      assert.equal(payload.repository.full_name, "olga/hooked");
+      assert.equal(payload.sender.username, "olga");
+      return payload;
+    }
+
+    before(async () => {
+      receiver = await startReceiver();
+      olga = await makePerson(forge.url, forge.adminToken, "olga");
+      const made = await api(forge.url, "POST", "/user/repos", {
+        token: olga.token,
+        body: { name: "hooked" },
+      });
+      assert.equal(made.status, 201);
+      const hook = await api(forge.url, "POST", "/repos/olga/hooked/hooks", {
+        token: olga.token,
+        body: {
+          type: "gitea",
+          config: { url: receiver.url, content_type: "json", secret: SECRET },
+          events: ["issues"],
+          active: true,
+        },
+      });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const label = await api<{ id: number }>(forge.url, "POST", "/repos/olga/hooked/labels", {
+        token: olga.token,
+        body: { name: "bug", color: "#ff0000" },
+      });
+      assert.equal(label.status, 201, JSON.stringify(label.body));
+      labelId = label.body.id;
+      const milestone = await api<{ id: number }>(forge.url, "POST", "/repos/olga/hooked/milestones", {
+        token: olga.token,
+        body: { title: "v1" },
+      });
+      assert.equal(milestone.status, 201, JSON.stringify(milestone.body));
+      milestoneId = milestone.body.id;
+    });
+    after(() => receiver.close());
+
+    test("opened, assigned, edited (with changes), label_updated, milestoned, closed, reopened, label_cleared, deleted", async () => {
+      let from = receiver.received.length;
+      const created = await call("POST", "/issues", { title: "hooked issue", assignees: ["olga"] });
+      assert.equal(created.status, 201);
+      const opened = await delivered(from, "issues", "opened");
+      assert.equal(opened.number, created.body.number);
+      assert.equal(opened.issue.title, "hooked issue");
+      assert.equal(opened.changes, undefined);
+      assert.equal((await delivered(from, "issue_assign", "assigned")).issue.assignee?.login, "olga");
+
+      const path = `/issues/${created.body.number}`;
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { title: "renamed" })).status, 201);
+      const edited = await delivered(from, "issues", "edited");
+      assert.deepEqual(edited.changes, { title: { from: "hooked issue" } });
+      assert.equal(edited.issue.title, "renamed");
+
+      from = receiver.received.length;
+      assert.equal((await call("POST", `${path}/labels`, { labels: [labelId] })).status, 200);
+      assert.deepEqual(
+        (await delivered(from, "issue_label", "label_updated")).issue.labels.map((l) => l.name),
+        ["bug"],
+      );
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { milestone: milestoneId })).status, 201);
+      assert.equal((await delivered(from, "issue_milestone", "milestoned")).issue.milestone?.title, "v1");
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { milestone: 0 })).status, 201);
+      assert.equal((await delivered(from, "issue_milestone", "demilestoned")).issue.milestone, null);
+
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { state: "closed" })).status, 201);
+      assert.equal((await delivered(from, "issues", "closed")).issue.state, "closed");
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { state: "open" })).status, 201);
+      assert.equal((await delivered(from, "issues", "reopened")).issue.state, "open");
+      from = receiver.received.length;
+      assert.equal((await call("DELETE", `${path}/labels`)).status, 204);
+      assert.deepEqual((await delivered(from, "issue_label", "label_cleared")).issue.labels, []);
+      from = receiver.received.length;
+      assert.equal((await call("PATCH", path, { assignees: [] })).status, 201);
+      await delivered(from, "issue_assign", "unassigned");
+
+      from = receiver.received.length;
+      assert.equal((await call("DELETE", path)).status, 204);
+      assert.equal((await delivered(from, "issues", "deleted")).number, created.body.number);
+    });
+  },
+  { forge: { webhookAllowedHostList: "loopback" } },
+);

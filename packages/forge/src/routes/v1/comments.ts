@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CommentPlace, toApiComment, toTimelineComment } from "../../convert/comment.ts";
-import { toApiLabel, toApiMilestone } from "../../convert/issue.ts";
+import { labelPlace } from "../../convert/issue.ts";
+import { toApiLabel } from "../../convert/label.ts";
+import { toApiMilestone } from "../../convert/milestone.ts";
 import { toApiUser } from "../../convert/user.ts";
 import type { AccountRow } from "../../repositories/accounts.ts";
 import type { CommentInIssue } from "../../repositories/comments.ts";
@@ -157,7 +159,7 @@ export function registerComments(context: ApiContext): void {
         const label = row.label_id === null ? undefined : page.labels.get(row.label_id);
         const assignee = row.assignee_id === null ? undefined : page.users.get(row.assignee_id);
         return toTimelineComment(row, page.posters.get(row.poster_id) as AccountRow, where, {
-          label: label && toApiLabel(label, found, request.rootUrl),
+          label: label && toApiLabel(label, labelPlace(found, request.rootUrl)),
           milestone: milestone(row.milestone_id),
           oldMilestone: milestone(row.old_milestone_id),
           assignee: assignee && toApiUser(assignee, undefined, request.rootUrl),

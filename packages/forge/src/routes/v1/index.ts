@@ -13,6 +13,8 @@ import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerHooks } from "./hooks.ts";
 import { registerIssues } from "./issues.ts";
 import { registerKeys } from "./keys.ts";
+import { registerLabels } from "./labels.ts";
+import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
@@ -140,6 +142,8 @@ export async function registerApiV1(
       registerRepoParts(context);
       registerTransfers(context);
       registerOrgRepos(context);
+      registerLabels(context);
+      registerMilestones(context);
       registerIssues(context);
       registerComments(context);
       registerReactions(context);

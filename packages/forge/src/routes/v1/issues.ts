@@ -1,9 +1,11 @@
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { toApiIssue, toApiLabel } from "../../convert/issue.ts";
+import { labelPlace, toApiIssue } from "../../convert/issue.ts";
+import { toApiLabel } from "../../convert/label.ts";
 import { apiTime } from "../../convert/time.ts";
 import { toApiUser } from "../../convert/user.ts";
-import type { IssueRow, LabelRow } from "../../repositories/issues.ts";
+import type { IssueRow } from "../../repositories/issues.ts";
+import type { LabelRow } from "../../repositories/labels.ts";
 import {
   CreateIssueOption,
   EditDeadlineOption,
@@ -99,7 +101,7 @@ export function registerIssues(context: ApiContext): void {
   }
 
   function renderLabels(request: FastifyRequest, found: RepositoryContext, labels: LabelRow[]) {
-    return labels.map((label) => toApiLabel(label, found, request.rootUrl));
+    return labels.map((label) => toApiLabel(label, labelPlace(found, request.rootUrl)));
   }
 
   app.get(
