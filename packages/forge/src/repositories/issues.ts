@@ -465,11 +465,28 @@ export async function listIssueRows(
         .limit(query.limit)
     : ordered.limit(query.limit + before).offset(query.offset - before);
   const knownTotal = options.knownTotal ?? (memoKey === undefined ? undefined : totals.get(memoKey));
+  // Unless the total is known, the page's query counts the matches on its way (a window count), so
+  // that a search or a label filter goes through its matches once, not twice. A seek starts past
+  // some of them, and a page past the end has no row to carry the count: those count apart.
+  const countAlong = knownTotal === undefined && boundary === undefined;
+  const countApart = () => countRows(db, selection.select("issue.id"));
   // A page past the known end is empty without reading any of it.
-  const [read, total] = await Promise.all([
-    knownTotal !== undefined && query.offset >= knownTotal ? [] : page.execute(),
-    knownTotal ?? countRows(db, selection.select("issue.id")),
+  const [read, counted] = await Promise.all([
+    knownTotal !== undefined && query.offset >= knownTotal
+      ? []
+      : countAlong
+        ? page.select(sql<number>`count(*) over ()`.as("matches")).execute()
+        : page.execute(),
+    knownTotal ?? (countAlong ? undefined : countApart()),
   ]);
+  const first = read[0];
+  const total =
+    counted ??
+    (first !== undefined && "matches" in first
+      ? Number(first.matches)
+      : query.offset === 0
+        ? 0
+        : await countApart());
   const ids = read.slice(before);
   if (memoKey !== undefined) {
     if (knownTotal === undefined) keep(totals, memoKey, total);
