@@ -223,6 +223,8 @@ function msteamsBody(message: HookMessage): unknown {
   };
 }
 
+const CHAT_TYPES = new Set(["slack", "discord", "msteams"]);
+
 /**
  * The payload a hook of this type sends: slack, discord and msteams their own message shapes;
  * every other type (gitea, gogs, and those whose own shapes the forge does not build) Gitea's
@@ -250,7 +252,8 @@ function payloadText(hook: WebhookRow, message: HookMessage): string {
  */
 export function deliveryRequest(hook: WebhookRow, message: HookMessage): DeliveryRequest {
   const payload = payloadText(hook, message);
-  const form = hook.content_type === "form";
+  // Chat services take their own JSON only, as Gitea sends it them whatever the content type.
+  const form = hook.content_type === "form" && !CHAT_TYPES.has(hook.type);
   let url = hook.url;
   let body = payload;
   if (hook.http_method === "GET") {

@@ -6,6 +6,7 @@ import {
   forEachDatabase,
   freePort,
   runAnvil,
+  serviceProcessesOn,
   startServiceProcess,
   type TempDir,
   tempDir,
@@ -403,6 +404,79 @@ forEachDatabase(
         await receiver.close();
         assert.equal(ended.code, 0, ended.stderr);
       }
+    });
+  },
+);
+
+forEachDatabase(
+  "forge webhook delivery: several processes on one database send each delivery once",
+  (database) => {
+    const services = serviceProcessesOn(database, "forge", 3, [
+      "--ssh-port",
+      "0",
+      "--webhook-allowed-host-list",
+      "loopback",
+    ]);
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await startReceiver();
+    });
+    after(() => receiver.close());
+
+    test("repositories made through three processes: one delivery each, none twice", async () => {
+      const created = await runAnvil([
+        "forge",
+        "admin",
+        "user",
+        "create",
+        "--username",
+        "lou",
+        "--password",
+        "loupassword",
+        "--email",
+        "lou@example.com",
+        "--access-token",
+        ...services.where,
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      const token = /([0-9a-f]{40})\n/.exec(created.stdout)?.[1] ?? "";
+      const hook = await api<Hook>(services.urls[0], "POST", "/user/hooks", {
+        token,
+        body: {
+          type: "gitea",
+          config: { url: receiver.url, content_type: "json", secret: SECRET },
+          events: ["repository"],
+          active: true,
+        },
+      });
+      assert.equal(hook.status, 201);
+      const REPOS = 12;
+      const made = await Promise.all(
+        Array.from({ length: REPOS }, (_, n) =>
+          api(services.urls[n % services.urls.length], "POST", "/user/repos", {
+            token,
+            body: { name: `r${n}` },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        made.map((m) => m.status),
+        Array(REPOS).fill(201),
+      );
+      const expected = REPOS + 1;
+      await waitFor(`${expected} deliveries`, async () =>
+        receiver.received.length >= expected ? true : undefined,
+      );
+      // Longer than a poll of every process: a second sending of any delivery would have come.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const ids = receiver.received.map((r) => r.headers["x-gitea-delivery"]);
+      assert.equal(ids.length, expected, "no delivery was sent twice");
+      assert.equal(new Set(ids).size, expected);
+      const names = receiver.received
+        .filter((r) => r.headers["x-gitea-event"] === "repository")
+        .map((r) => payloadOf<{ repository: { name: string } }>(r).repository.name)
+        .sort();
+      assert.deepEqual(names, Array.from({ length: REPOS }, (_, n) => `r${n}`).sort());
     });
   },
 );
