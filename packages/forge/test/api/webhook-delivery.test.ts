@@ -5,7 +5,6 @@ import { after, before, test } from "node:test";
 import {
   forEachDatabase,
   freePort,
-  runAnvil,
   serviceProcessesOn,
   startServiceProcess,
   type TempDir,
@@ -15,7 +14,7 @@ import {
 import { generateKey, gitSshCommand } from "../ssh/tools.ts";
 import { api, forEachForge } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
-import { makePerson, type Person } from "../support/people.ts";
+import { makePerson, makeUserByCommand, type Person } from "../support/people.ts";
 import { assertSigned, payloadOf, type Received, type Receiver, startReceiver } from "../support/receiver.ts";
 
 // Where deliveries go and what becomes of them: the hooks of a repository's owner and of the site,
@@ -354,22 +353,7 @@ forEachDatabase(
         "--webhook-allowed-host-list",
         "loopback",
       ];
-      const created = await runAnvil([
-        "forge",
-        "admin",
-        "user",
-        "create",
-        "--username",
-        "kim",
-        "--password",
-        "kimpassword",
-        "--email",
-        "kim@example.com",
-        "--access-token",
-        ...where,
-      ]);
-      assert.equal(created.code, 0, created.stderr);
-      const token = /([0-9a-f]{40})\n/.exec(created.stdout)?.[1] ?? "";
+      const token = await makeUserByCommand(where, "kim");
       // The receiver's port is known but nothing listens there yet: the first attempt fails.
       const port = await freePort();
       const first = await startServiceProcess(serve);
@@ -424,22 +408,7 @@ forEachDatabase(
     after(() => receiver.close());
 
     test("repositories made through three processes: one delivery each, none twice", async () => {
-      const created = await runAnvil([
-        "forge",
-        "admin",
-        "user",
-        "create",
-        "--username",
-        "lou",
-        "--password",
-        "loupassword",
-        "--email",
-        "lou@example.com",
-        "--access-token",
-        ...services.where,
-      ]);
-      assert.equal(created.code, 0, created.stderr);
-      const token = /([0-9a-f]{40})\n/.exec(created.stdout)?.[1] ?? "";
+      const token = await makeUserByCommand(services.where, "lou");
       const hook = await api<Hook>(services.urls[0], "POST", "/user/hooks", {
         token,
         body: {
