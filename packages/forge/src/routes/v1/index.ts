@@ -9,6 +9,8 @@ import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./con
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerKeys } from "./keys.ts";
+import { registerLabels } from "./labels.ts";
+import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
@@ -128,6 +130,8 @@ export async function registerApiV1(
       registerRepoParts(context);
       registerTransfers(context);
       registerOrgRepos(context);
+      registerLabels(context);
+      registerMilestones(context);
     },
     { prefix: "/api/v1" },
   );
