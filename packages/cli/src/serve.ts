@@ -36,6 +36,8 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
           trustSeconds: settings["forge.login-trusted-address-days"] * 86_400,
         },
         maxCreationLimit: settings["forge.max-creation-limit"],
+        webhookAllowedHostList: settings["forge.webhook-allowed-host-list"],
+        webhookDeliveryTimeoutMs: settings["forge.webhook-delivery-timeout"] * 1000,
         paging: {
           defaultLimit: settings["forge.default-paging-num"],
           maxLimit: settings["forge.max-response-items"],

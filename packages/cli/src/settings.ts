@@ -7,6 +7,7 @@ import {
   parseTrustProxy,
   resolveConfig,
 } from "@anvil/core/config";
+import { parseAllowedHostList } from "@anvil/core/outbox";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -149,6 +150,30 @@ export const settingsSpec = {
     description:
       "repositories an account may own when its own max_repo_creation is -1 (Gitea's MAX_CREATION_LIMIT; -1: no limit)",
     accepts: { test: (n: number) => n >= -1, expected: "a whole number, -1 or more" },
+  } as ConfigKey<"integer">,
+  "forge.webhook-allowed-host-list": {
+    type: "string",
+    default: "external",
+    description:
+      "where webhooks may deliver, as Gitea's webhook.ALLOWED_HOST_LIST: external, loopback, private, * (any), host names (globs) and CIDR ranges, comma-separated",
+    accepts: {
+      test: (text: string) => {
+        try {
+          parseAllowedHostList(text);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      expected: "a comma-separated list of external, loopback, private, *, host names and CIDR ranges",
+    },
+  } as ConfigKey<"string">,
+  "forge.webhook-delivery-timeout": {
+    type: "integer",
+    default: 5,
+    description:
+      "seconds one webhook delivery may take before it counts as failed (Gitea's webhook.DELIVER_TIMEOUT)",
+    accepts: atLeastOne,
   } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {

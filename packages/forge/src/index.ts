@@ -1,10 +1,12 @@
 import { join } from "node:path";
 import {
   createHttpService,
+  type Database,
   DEFAULT_LOGIN_LIMITS,
   type HttpService,
   type LoginLimits,
   type ServiceConfig,
+  startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
@@ -15,6 +17,7 @@ import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
 import { reconcileStorage } from "./services/storage-reconcile.ts";
+import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {
   /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
@@ -25,7 +28,15 @@ export interface ForgeOptions {
   paging?: { defaultLimit: number; maxLimit: number };
   /** Failed password logins allowed per account name and per address (API and git over HTTP). */
   loginLimits?: LoginLimits;
+  /** Where webhooks may deliver (Gitea's webhook.ALLOWED_HOST_LIST; default `external`). */
+  webhookAllowedHostList?: string;
+  /** How long one webhook delivery may take (Gitea's webhook.DELIVER_TIMEOUT; default 5 s). */
+  webhookDeliveryTimeoutMs?: number;
+  /** The waits before each retry of a failed delivery (default: core's back-off). */
+  webhookRetryWaitsMs?: number[];
 }
+
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
 
 /** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
 export function createApp(config: ServiceConfig, options: ForgeOptions = {}): HttpService<ForgeTables> {
@@ -55,18 +66,48 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
       await registerApiV1(app, database, { paging, storage, sshPort, loginLimits });
       await registerGitTransport(app, database, storage, loginLimits);
+      // Payloads link to the forge as its answers do: the root URL, else the address it listens on.
+      const rootUrl = () => new URL(config.rootUrl || `${app.listeningOrigin}/`);
+      registerWebhookSite(database.db, {
+        urls: () => {
+          const root = rootUrl();
+          return {
+            rootUrl: root,
+            ssh: sshPort === undefined ? undefined : { host: root.hostname, port: sshPort },
+          };
+        },
+      });
     },
-    companions:
-      sshPort === undefined
+    companions: [
+      // Webhook deliveries: polled, and woken when this process queued some.
+      async (database) => {
+        const worker = startOutboxWorker({
+          // The worker reads only its own table.
+          database: database as unknown as Database,
+          allowedHosts: options.webhookAllowedHostList ?? "external",
+          timeoutMs: options.webhookDeliveryTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+          retries: options.webhookRetryWaitsMs,
+          logger: config.logger.child({ component: "webhooks" }),
+        });
+        const unsubscribe = onDeliveriesQueued(() => worker.wake());
+        return {
+          close: async () => {
+            unsubscribe();
+            await worker.stop();
+          },
+        };
+      },
+      ...(sshPort === undefined
         ? []
         : [
-            (database) =>
+            (database: Database<ForgeTables>) =>
               startForgeSsh(database, storage, {
                 host: config.host,
                 port: sshPort,
                 dataDir: config.dataDir,
                 logger: config.logger.child({ server: "ssh" }),
               }),
-          ],
+          ]),
+    ],
   });
 }

@@ -20,10 +20,42 @@ function payloadUser(signature: Signature, usernameOf: (email: string) => string
   return { name: signature.name, email: signature.email, username: usernameOf(signature.email) };
 }
 
+/** Which files a commit added, removed and modified (webhook payloads list them; branches do not). */
+export interface FileChanges {
+  added: string[];
+  removed: string[];
+  modified: string[];
+}
+
+const NO_FILE_CHANGES: FileChanges = { added: [], removed: [], modified: [] };
+
 /**
- * A branch as Gitea shows it; its commit's author and committer are PayloadUsers, whose username
- * is that of the forge user with their e-mail address (`usernameOf`), or empty.
+ * A commit as Gitea's PayloadCommit (a branch's head, a pushed commit): its author and committer
+ * are PayloadUsers, whose username is that of the forge user with their e-mail address
+ * (`usernameOf`), or empty.
  */
+export function toPayloadCommit(
+  commit: Commit,
+  fullName: string,
+  rootUrl: URL,
+  usernameOf: (email: string) => string,
+  files: FileChanges = NO_FILE_CHANGES,
+) {
+  return {
+    id: commit.id,
+    message: commit.message,
+    url: link(rootUrl, `${fullName}/commit/${commit.id}`),
+    author: payloadUser(commit.author, usernameOf),
+    committer: payloadUser(commit.committer, usernameOf),
+    verification: NOT_SIGNED,
+    timestamp: commit.committer.date,
+    added: files.added,
+    removed: files.removed,
+    modified: files.modified,
+  };
+}
+
+/** A branch as Gitea shows it, its head commit a PayloadCommit (see toPayloadCommit). */
 export function toApiBranch(
   branch: Branch,
   fullName: string,
@@ -31,21 +63,9 @@ export function toApiBranch(
   canPush: boolean,
   usernameOf: (email: string) => string,
 ) {
-  const { commit } = branch;
   return {
     name: branch.name,
-    commit: {
-      id: commit.id,
-      message: commit.message,
-      url: link(rootUrl, `${fullName}/commit/${commit.id}`),
-      author: payloadUser(commit.author, usernameOf),
-      committer: payloadUser(commit.committer, usernameOf),
-      verification: NOT_SIGNED,
-      timestamp: commit.committer.date,
-      added: [],
-      removed: [],
-      modified: [],
-    },
+    commit: toPayloadCommit(branch.commit, fullName, rootUrl, usernameOf),
     protected: false,
     required_approvals: 0,
     enable_status_check: false,

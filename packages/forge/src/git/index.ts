@@ -19,6 +19,7 @@ export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
 export { checkBranchName, isBranchName } from "./ref-name.ts";
+export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
 export {

@@ -6,6 +6,7 @@ import { publicKeys } from "./0004_public_keys.ts";
 import { emailsTransfers } from "./0005_emails_transfers.ts";
 import { loginThrottle } from "./0007_login_throttle.ts";
 import { issues } from "./0008_issues.ts";
+import { webhooks } from "./0010_webhooks.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
 export const migrations: readonly NamedMigration[] = [
@@ -16,4 +17,5 @@ export const migrations: readonly NamedMigration[] = [
   emailsTransfers,
   loginThrottle,
   issues,
+  webhooks,
 ];

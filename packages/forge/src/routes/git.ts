@@ -10,7 +10,7 @@ import {
 import type { ForgeDatabase } from "../services/accounts.ts";
 import { authenticate } from "../services/auth.ts";
 import { authorizeGit } from "../services/git-access.ts";
-import { notePush, repositoryFilesPath, type Storage } from "../services/repositories.ts";
+import { notePush, repositoryFilesPath, type Storage, startPush } from "../services/repositories.ts";
 
 const Params = {
   type: "object",
@@ -44,7 +44,7 @@ export async function registerGitTransport(
       if (caller && readBool(caller.account.must_change_password))
         throw new Forbidden("You must change your password before using git over HTTP.");
       const name = request.params.repo.replace(/\.git$/, "");
-      return authorizeGit(database, request.params.owner, name, service, caller);
+      return { caller, context: await authorizeGit(database, request.params.owner, name, service, caller) };
     };
 
     // git asks for credentials only when a 401 carries this challenge.
@@ -56,7 +56,7 @@ export async function registerGitTransport(
     git.get<GitRequest>("/:owner/:repo/info/refs", { schema: { params: Params } }, async (request, reply) => {
       const service = request.query.service;
       if (!isGitService(service)) throw new Forbidden("Unsupported service");
-      const context = await authorize(request, service).catch((error) => challenge(reply, error));
+      const { context } = await authorize(request, service).catch((error) => challenge(reply, error));
       return serveInfoRefs(repositoryFilesPath(storage, context), service, request, reply);
     });
 
@@ -65,10 +65,14 @@ export async function registerGitTransport(
         `/:owner/:repo/${service}`,
         { schema: { params: Params } },
         async (request, reply) => {
-          const context = await authorize(request, service).catch((error) => challenge(reply, error));
-          if (service === "git-receive-pack") {
+          const { caller, context } = await authorize(request, service).catch((error) =>
+            challenge(reply, error),
+          );
+          // A push needs a caller (authorizeGit refuses anonymous writes).
+          if (service === "git-receive-pack" && caller) {
+            const push = await startPush(storage, context, caller.account);
             reply.raw.once("close", () => {
-              notePush(database, storage, context).catch((error) =>
+              notePush(database, storage, context, push).catch((error) =>
                 request.log.error({ err: error }, "after push"),
               );
             });

@@ -5,7 +5,7 @@ import type { AccountRow } from "../repositories/accounts.ts";
 import type { ForgeDatabase } from "../services/accounts.ts";
 import { authorizeGit } from "../services/git-access.ts";
 import { accountForKey } from "../services/keys.ts";
-import { notePush, repositoryFilesPath, type Storage } from "../services/repositories.ts";
+import { notePush, repositoryFilesPath, type Storage, startPush } from "../services/repositories.ts";
 import { type SshServer, startSshServer } from "../ssh/index.ts";
 
 /**
@@ -30,11 +30,12 @@ export function startForgeSsh(
           account,
           via: "password",
         });
-        const push = request.service === "git-receive-pack";
+        const push =
+          request.service === "git-receive-pack" ? await startPush(storage, context, account) : undefined;
         return {
           repoPath: repositoryFilesPath(storage, context),
           afterExit: async () => {
-            if (push) await notePush(database, storage, context);
+            if (push) await notePush(database, storage, context, push);
           },
         };
       } catch (error) {

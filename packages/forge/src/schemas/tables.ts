@@ -73,6 +73,8 @@ export interface RepositoryTable {
   num_closed_issues: Generated<number>;
   num_pulls: Generated<number>;
   num_closed_pulls: Generated<number>;
+  /** Moves on every change of the repository's issues (see listIssueRows). */
+  issue_version: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */
@@ -258,6 +260,31 @@ export interface ReactionTable {
   created_at: Time;
 }
 
+/**
+ * A webhook of a repository (repo_id), of an account (owner_id: a user or an organization), or of
+ * the site (neither; is_system: a system hook hearing every repository, else a default hook).
+ */
+export interface WebhookTable {
+  id: Generated<number>;
+  repo_id: number | null;
+  owner_id: number | null;
+  is_system: Generated<Bool>;
+  type: string;
+  url: string;
+  content_type: string;
+  http_method: string;
+  secret: Generated<string>;
+  /** The type's own settings (slack: channel, username, icon_url, color), as JSON. */
+  meta: Generated<string>;
+  /** The subscribed event names, as a JSON array. */
+  events: string;
+  branch_filter: Generated<string>;
+  authorization_header: Generated<string>;
+  active: Generated<Bool>;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -280,6 +307,7 @@ export interface ForgeTables {
   issue_watch: IssueWatchTable;
   comment: CommentTable;
   reaction: ReactionTable;
+  webhook: WebhookTable;
 }
 
 export const ACCOUNT_USER = 0;

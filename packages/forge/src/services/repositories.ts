@@ -15,6 +15,7 @@ import {
   isBranchName,
   isEmpty,
   listBranches,
+  refTips,
   repositoryPath,
   setDefaultBranch,
 } from "../git/index.ts";
@@ -25,6 +26,7 @@ import {
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
+import { copyDefaultHooks } from "../repositories/webhooks.ts";
 import { ACCOUNT_ORGANIZATION, type ForgeTables } from "../schemas/tables.ts";
 import {
   ACCESS_ADMIN,
@@ -39,6 +41,8 @@ import type { ForgeDatabase } from "./accounts.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
+import { queueRepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
+import { pushEvents } from "./webhook-push.ts";
 
 /** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
 export interface Storage {
@@ -111,19 +115,35 @@ export async function createRepository(
       storage,
       { owner: owner.name, name: input.name },
       { defaultBranch, fill },
-      (trx) =>
-        insertWithinLimit(trx, database.dialect, owner, doer, storage.maxCreationLimit ?? -1, {
-          owner_id: owner.id,
-          name: input.name,
-          lower_name: input.name.toLowerCase(),
-          description: input.description ?? "",
-          default_branch: defaultBranch,
-          is_empty: !input.auto_init,
-          is_private: input.private ?? false,
-          is_template: input.template ?? false,
-          created_at: toStoredTime(now, database.dialect),
-          updated_at: toStoredTime(now, database.dialect),
-        }),
+      async (trx) => {
+        const row = await insertWithinLimit(
+          trx,
+          database.dialect,
+          owner,
+          doer,
+          storage.maxCreationLimit ?? -1,
+          {
+            owner_id: owner.id,
+            name: input.name,
+            lower_name: input.name.toLowerCase(),
+            description: input.description ?? "",
+            default_branch: defaultBranch,
+            is_empty: !input.auto_init,
+            is_private: input.private ?? false,
+            is_template: input.template ?? false,
+            created_at: toStoredTime(now, database.dialect),
+            updated_at: toStoredTime(now, database.dialect),
+          },
+        );
+        await copyDefaultHooks(trx, row.id, row.created_at);
+        await queueRepositoryEvent(trx, {
+          repoId: row.id,
+          senderId: doer.id,
+          type: "repository",
+          fields: { action: "created" },
+        });
+        return row;
+      },
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict(DUPLICATE);
@@ -258,27 +278,28 @@ export async function deleteRepository(
   database: ForgeDatabase,
   storage: Storage,
   context: RepositoryContext,
+  doer: AccountRow,
 ): Promise<void> {
   requireAccess(context, ACCESS_OWNER);
-  await removeRepository(database, storage, context.repository.id, {
-    owner: context.owner.name,
-    name: context.repository.name,
-  });
+  const location = { owner: context.owner.name, name: context.repository.name };
+  // The payload's repository is read in the transaction, before its row goes.
+  await removeRepository(database, storage, context.repository.id, location, (trx) =>
+    queueRepositoryEvent(trx, {
+      repoId: context.repository.id,
+      senderId: doer.id,
+      type: "repository",
+      fields: { action: "deleted" },
+    }),
+  );
 }
 
-/**
- * After a push: note whether the repository now has any ref, as lists show it; and when the first
- * push brought no branch of the default name, make the branch it brought the default, as Gitea does.
- */
-export async function notePush(
-  database: ForgeDatabase,
-  storage: Storage,
-  context: RepositoryContext,
-): Promise<void> {
-  const path = repositoryFilesPath(storage, context);
-  const { repository } = context;
+/** What a push changes in the repository's row: whether it has any ref, and its default branch. */
+async function emptinessChanges(
+  path: string,
+  repository: RepositoryRow,
+): Promise<{ is_empty: boolean; default_branch?: string } | undefined> {
   const empty = await isEmpty(path);
-  if (empty === readBool(repository.is_empty)) return;
+  if (empty === readBool(repository.is_empty)) return undefined;
   const changes: { is_empty: boolean; default_branch?: string } = { is_empty: empty };
   if (!empty && !(await getBranch(path, repository.default_branch))) {
     const [first] = (await listBranches(path, { page: 1, limit: 1 })).branches;
@@ -288,7 +309,49 @@ export async function notePush(
       changes.default_branch = first.name;
     }
   }
-  await updateRepository(database.db, repository.id, changes);
+  return changes;
+}
+
+/** Who pushed, and the repository's branch and tag tips before the push (see refTips). */
+export interface PushStart {
+  pusher: AccountRow;
+  before: Map<string, string>;
+}
+
+/** Reads the tips a push starts from; call it before receive-pack runs. */
+export async function startPush(
+  storage: Storage,
+  context: RepositoryContext,
+  pusher: AccountRow,
+): Promise<PushStart> {
+  return { pusher, before: await refTips(repositoryFilesPath(storage, context)) };
+}
+
+/**
+ * After a push: note whether the repository now has any ref, as lists show it (when the first push
+ * brought no branch of the default name, the branch it brought becomes the default, as Gitea
+ * does); and queue the push's webhook events (push, create, delete) in the same transaction.
+ */
+export async function notePush(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  push: PushStart,
+): Promise<void> {
+  const path = repositoryFilesPath(storage, context);
+  const { repository, owner } = context;
+  const after = await refTips(path);
+  const events = await pushEvents(database.db, path, repository, owner, push.pusher, {
+    before: push.before,
+    after,
+  });
+  const changes = await emptinessChanges(path, repository);
+  if (!changes && events.length === 0) return;
+  await database.db.transaction().execute(async (trx) => {
+    if (changes) await updateRepository(trx, repository.id, changes);
+    for (const event of events) await queueRepositoryEvent(trx, event);
+  });
+  signalQueuedDeliveries();
 }
 
 export function repositoryFilesPath(storage: Storage, context: RepositoryContext): string {

@@ -90,17 +90,22 @@ export async function moveRepository<T>(
   }
 }
 
-/** Deletes the row and moves the repository to the trash in one transaction, then empties it. */
+/**
+ * Deletes the row and moves the repository to the trash in one transaction (after `before`, which
+ * writes what goes with the deletion), then empties it.
+ */
 export async function removeRepository(
   database: ForgeDatabase,
   storage: Storage,
   id: number,
   location: RepositoryName,
+  before?: (trx: Kysely<ForgeTables>) => Promise<void>,
 ): Promise<void> {
   const path = repositoryPath(storage.root, location.owner, location.name);
   let trashed: string | undefined;
   try {
     await database.db.transaction().execute(async (trx) => {
+      await before?.(trx);
       await deleteRepositoryRow(trx, id);
       trashed = await moveToTrash(storage.root, path);
     });

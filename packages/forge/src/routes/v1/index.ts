@@ -3,11 +3,14 @@ import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
+import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
+import { registerHooks } from "./hooks.ts";
+import { registerIssues } from "./issues.ts";
 import { registerKeys } from "./keys.ts";
 import { registerLabels } from "./labels.ts";
 import { registerMilestones } from "./milestones.ts";
@@ -104,6 +107,12 @@ export async function registerApiV1(
           route.config = { ...route.config, authorize };
         }
       });
+      // A change that queued webhook deliveries has committed once its answer is sent: the
+      // delivery workers of this process are woken then (see signalQueuedDeliveries).
+      api.addHook("onResponse", (_request, _reply, done) => {
+        signalQueuedDeliveries();
+        done();
+      });
       // Reads have no body to read: their scope is checked just before the handler.
       api.addHook("preHandler", (request, _reply, done) => {
         if (READS.has(request.method)) scopeCovers(request);
@@ -132,6 +141,8 @@ export async function registerApiV1(
       registerOrgRepos(context);
       registerLabels(context);
       registerMilestones(context);
+      registerIssues(context);
+      registerHooks(context);
     },
     { prefix: "/api/v1" },
   );

@@ -233,9 +233,9 @@ export function registerRepos(context: ApiContext): void {
   );
 
   app.delete("/repos/:owner/:repo", { ...repo, schema: { params: RepoParams } }, async (request, reply) => {
-    signedIn(request);
+    const caller = signedIn(request);
     const found = await requestedRepository(database, request.params, request);
-    await deleteRepository(database, storage, found);
+    await deleteRepository(database, storage, found, caller.account);
     return reply.status(204).send();
   });
 
