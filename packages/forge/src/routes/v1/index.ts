@@ -6,6 +6,7 @@ import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
@@ -17,8 +18,10 @@ import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
+import { registerReactions } from "./reactions.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
+import { registerSubscriptions } from "./subscriptions.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerTransfers } from "./transfers.ts";
@@ -143,6 +146,9 @@ export async function registerApiV1(
       registerMilestones(context);
       registerIssues(context);
       registerHooks(context);
+      registerComments(context);
+      registerReactions(context);
+      registerSubscriptions(context);
     },
     { prefix: "/api/v1" },
   );
