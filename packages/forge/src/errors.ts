@@ -1,4 +1,5 @@
 import {
+  DomainError,
   type ErrorBody,
   type ErrorContext,
   type HttpProblem,
@@ -10,6 +11,13 @@ import {
 // Gitea's error responses: `{message, url}` where url is the API's swagger page under ROOT_URL;
 // 404s also carry `errors`. Duplicates of users, orgs, teams and keys are 422 in Gitea, which
 // services express by throwing Invalid rather than Conflict.
+
+/** Gitea's 412: a request whose precondition does not hold (an unknown issue state). */
+export class PreconditionFailed extends DomainError {
+  constructor(message: string) {
+    super("bad-request", message);
+  }
+}
 
 export const NOT_FOUND_MESSAGE = "The target couldn't be found.";
 
@@ -30,7 +38,7 @@ export function mapForgeError(problem: HttpProblem, context: ErrorContext): Erro
   const url = new URL("api/swagger", context.rootUrl).href;
   switch (problem.kind) {
     case "domain": {
-      const status = httpStatusOf[problem.error.kind];
+      const status = problem.error instanceof PreconditionFailed ? 412 : httpStatusOf[problem.error.kind];
       const body: Record<string, unknown> = { message: problem.error.message, url };
       if (status === 404) body.errors = [];
       // Gitea has no login limit; ours answers in its error shape, saying when to come back.

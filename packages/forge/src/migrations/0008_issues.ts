@@ -22,6 +22,8 @@ export const issues: NamedMigration = {
       "num_closed_issues",
       "num_pulls",
       "num_closed_pulls",
+      // Moves on every change of the repository's issues: what page boundaries of its lists are kept under.
+      "issue_version",
     ])
       await db.schema
         .alterTable("repository")
@@ -85,6 +87,18 @@ export const issues: NamedMigration = {
       .createIndex("issue_repo_state_created")
       .on("issue")
       .columns(["repo_id", "is_closed", "is_pull", "created_at"])
+      .execute();
+    // The API's default list (one state, both kinds) and state=all, newest first: their pages are
+    // read from these indexes alone, however deep.
+    await db.schema
+      .createIndex("issue_repo_closed_created")
+      .on("issue")
+      .columns(["repo_id", "is_closed", "created_at", "id"])
+      .execute();
+    await db.schema
+      .createIndex("issue_repo_created")
+      .on("issue")
+      .columns(["repo_id", "created_at", "id"])
       .execute();
     await db.schema.createIndex("issue_poster").on("issue").column("poster_id").execute();
     await db.schema.createIndex("issue_milestone").on("issue").column("milestone_id").execute();

@@ -20,6 +20,14 @@ export function findRepositoryById(db: Kysely<ForgeTables>, id: number): Promise
   return db.selectFrom("repository").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+export function findRepositoriesByIds(
+  db: Kysely<ForgeTables>,
+  ids: readonly number[],
+): Promise<RepositoryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom("repository").selectAll().where("id", "in", ids).execute();
+}
+
 export function insertRepository(
   db: Kysely<ForgeTables>,
   repository: Insertable<RepositoryTable>,
@@ -71,18 +79,33 @@ export interface RepositoryQuery {
  * in organizations they belong to; limited ones too for others, and private organizations they
  * belong to).
  */
-function readableBy(db: Kysely<ForgeTables>, reader: Exclude<RepositoryReader, "all">) {
+function readableBy(db: Kysely<ForgeTables>, reader: Exclude<RepositoryReader, "all">, unit?: string) {
   const ownersOf = (visibilities: string[]) =>
     db.selectFrom("account").select("id").where("visibility", "in", visibilities);
   return (eb: ExpressionBuilder<ForgeTables, "repository">) => {
     if (reader === undefined)
       return eb.and([eb("is_private", "=", false), eb("owner_id", "in", ownersOf(["public"]))]);
     const memberOf = db.selectFrom("org_user").select("org_id").where("account_id", "=", reader.id);
-    const teams = db
+    let teams = db
       .selectFrom("team")
       .innerJoin("team_user", "team_user.team_id", "team.id")
       .where("team_user.account_id", "=", reader.id)
       .where("team.authorize", "!=", "none");
+    // With a unit, a team counts when it reaches that unit (admin teams reach every one).
+    if (unit !== undefined)
+      teams = teams.where((team) =>
+        team.or([
+          team("team.authorize", "in", ["admin", "owner"]),
+          team.exists(
+            team
+              .selectFrom("team_unit")
+              .select("team_unit.id")
+              .whereRef("team_unit.team_id", "=", "team.id")
+              .where("team_unit.unit", "=", unit)
+              .where("team_unit.access_mode", "!=", "none"),
+          ),
+        ]),
+      );
     const visibleOwner = reader.restricted
       ? eb.and([eb("owner_id", "in", ownersOf(["public"])), eb("owner_id", "in", memberOf)])
       : eb.or([eb("owner_id", "in", ownersOf(["public", "limited"])), eb("owner_id", "in", memberOf)]);
@@ -98,6 +121,38 @@ function readableBy(db: Kysely<ForgeTables>, reader: Exclude<RepositoryReader, "
       eb.and([eb("is_private", "=", false), visibleOwner]),
     ]);
   };
+}
+
+/**
+ * The ids of the repositories whose `unit` `reader` may read, as a subquery (for lists of their
+ * issues or pulls), within an owner's or a team's repositories.
+ */
+export function readableRepositoryIds(
+  db: Kysely<ForgeTables>,
+  reader: RepositoryReader,
+  unit: string,
+  within: { ownerId?: number; teamId?: number } = {},
+) {
+  let selection = db.selectFrom("repository").select("repository.id");
+  if (reader !== "all") selection = selection.where(readableBy(db, reader, unit));
+  if (within.ownerId !== undefined) selection = selection.where("owner_id", "=", within.ownerId);
+  const teamId = within.teamId;
+  if (teamId !== undefined)
+    selection = selection.where((eb) =>
+      eb.or([
+        eb(
+          "owner_id",
+          "in",
+          db
+            .selectFrom("team")
+            .select("org_id")
+            .where("id", "=", teamId)
+            .where("includes_all_repositories", "=", true),
+        ),
+        eb("id", "in", db.selectFrom("team_repo").select("repo_id").where("team_id", "=", teamId)),
+      ]),
+    );
+  return selection;
 }
 
 function collaborationsOf(db: Kysely<ForgeTables>, accountId: number) {

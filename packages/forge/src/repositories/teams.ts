@@ -21,6 +21,20 @@ export function findTeamById(db: Kysely<ForgeTables>, id: number): Promise<TeamR
  * The organization's Owners team, locked until the transaction ends when `lock` names the
  * database: whoever changes its membership decides "is this the last owner?" alone.
  */
+/** The organization's team with this name, in any case. */
+export function findTeamByName(
+  db: Kysely<ForgeTables>,
+  orgId: number,
+  name: string,
+): Promise<TeamRow | undefined> {
+  return db
+    .selectFrom("team")
+    .selectAll()
+    .where("org_id", "=", orgId)
+    .where("lower_name", "=", name.toLowerCase())
+    .executeTakeFirst();
+}
+
 export function findOwnersTeam(
   db: Kysely<ForgeTables>,
   orgId: number,

@@ -73,6 +73,8 @@ export interface RepositoryTable {
   num_closed_issues: Generated<number>;
   num_pulls: Generated<number>;
   num_closed_pulls: Generated<number>;
+  /** Moves on every change of the repository's issues (see listIssueRows). */
+  issue_version: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */

@@ -6,16 +6,22 @@ import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerHooks } from "./hooks.ts";
+import { registerIssues } from "./issues.ts";
 import { registerKeys } from "./keys.ts";
+import { registerLabels } from "./labels.ts";
+import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
+import { registerReactions } from "./reactions.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
+import { registerSubscriptions } from "./subscriptions.ts";
 import { registerTeams } from "./teams.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerTransfers } from "./transfers.ts";
@@ -136,7 +142,13 @@ export async function registerApiV1(
       registerRepoParts(context);
       registerTransfers(context);
       registerOrgRepos(context);
+      registerLabels(context);
+      registerMilestones(context);
+      registerIssues(context);
       registerHooks(context);
+      registerComments(context);
+      registerReactions(context);
+      registerSubscriptions(context);
     },
     { prefix: "/api/v1" },
   );
