@@ -70,7 +70,7 @@ export async function registerGitTransport(
           );
           // A push needs a caller (authorizeGit refuses anonymous writes).
           if (service === "git-receive-pack" && caller) {
-            const push = await startPush(storage, context, caller.account);
+            const push = await startPush(database, storage, context, caller.account);
             reply.raw.once("close", () => {
               notePush(database, storage, context, push).catch((error) =>
                 request.log.error({ err: error }, "after push"),
