@@ -6,7 +6,7 @@ import type { WebhookRow } from "../repositories/webhooks.ts";
 // X-Forge-* headers.
 
 /** Gitea's webhook event names (HookEventType), in its order; a hook subscribes to some of them. */
-export const HOOK_EVENTS = [
+const HOOK_EVENTS = [
   "create",
   "delete",
   "fork",
@@ -72,7 +72,7 @@ export function subscribedEvents(given: readonly string[]): string[] {
 }
 
 /** X-Gitea-Event: the issue sub-events arrive as `issues`, the pull-request ones as `pull_request`. */
-export function groupedEvent(type: string): string {
+function groupedEvent(type: string): string {
   if (type === "issue_assign" || type === "issue_label" || type === "issue_milestone") return "issues";
   if (
     ["pull_request_assign", "pull_request_label", "pull_request_milestone", "pull_request_sync"].includes(

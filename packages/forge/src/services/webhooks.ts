@@ -38,7 +38,7 @@ import { subscribedEvents } from "./webhook-payloads.ts";
 import { testPushFields } from "./webhook-push.ts";
 
 /** Gitea's webhook types; each decides the shape of what its hooks send. */
-export const HOOK_TYPES = [
+const HOOK_TYPES = [
   "gitea",
   "gogs",
   "slack",
