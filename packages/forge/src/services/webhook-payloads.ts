@@ -133,12 +133,14 @@ function summary(
 ): { title: string; url: string; lines: string[] } {
   const view = payload as PayloadView;
   const repo = view.repository?.full_name ?? "";
+  // Hooks of an account or of the site ping without a repository.
+  const where = repo === "" ? "" : `[${repo}] `;
   const by = view.sender?.login ?? view.sender?.username ?? "";
   const repoUrl = view.repository?.html_url ?? "";
   switch (type) {
     case "ping":
       return {
-        title: `[${repo}] Webhook ${view.hook_id ?? ""} pinged by ${by}`.replace("[] ", ""),
+        title: `${where}Webhook ${view.hook_id ?? ""} pinged by ${by}`,
         url: repoUrl,
         lines: [],
       };
@@ -154,21 +156,21 @@ function summary(
     case "create":
     case "delete":
       return {
-        title: `[${repo}] ${view.ref_type ?? "branch"} ${shortRef(view.ref)} ${type === "create" ? "created" : "deleted"} by ${by}`,
+        title: `${where}${view.ref_type ?? "branch"} ${shortRef(view.ref)} ${type === "create" ? "created" : "deleted"} by ${by}`,
         url: repoUrl,
         lines: [],
       };
     case "repository":
-      return { title: `[${repo}] Repository ${view.action ?? ""} by ${by}`, url: repoUrl, lines: [] };
+      return { title: `${where}Repository ${view.action ?? ""} by ${by}`, url: repoUrl, lines: [] };
     case "issue_comment":
       return {
-        title: `[${repo}] New comment on issue #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
+        title: `${where}New comment on issue #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
         url: view.comment?.html_url ?? view.issue?.html_url ?? repoUrl,
         lines: view.comment?.body ? [view.comment.body] : [],
       };
     default:
       return {
-        title: `[${repo}] Issue ${view.action ?? type}: #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
+        title: `${where}Issue ${view.action ?? type}: #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
         url: view.issue?.html_url ?? repoUrl,
         lines: [],
       };
