@@ -45,7 +45,7 @@ const ONE_ISSUE_COMMENTS = { defaultLimit: 1000, maxLimit: 1000 };
 /** Comments on issues, by issue and by id (with Gitea's deprecated Gogs paths), and the timeline. */
 export function registerComments(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
 
   function place(request: FastifyRequest, found: RepositoryContext): CommentPlace {
     return commentPlace(found, request.rootUrl);
