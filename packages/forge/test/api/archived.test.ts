@@ -116,7 +116,7 @@ forEachForge(
     });
     after(() => work.remove());
 
-    test("every write to what an archived repository holds is 423 in Gitea's shape, and writes nothing", async () => {
+    test("API: every write to what an archived repository holds is 423 in Gitea's shape and writes nothing; reads and settings stay open; un-archived, every write works again", async () => {
       await archive(true);
       const before = await held();
       for (const [method, path, body] of writes()) {
@@ -125,9 +125,8 @@ forEachForge(
         assert.deepEqual(refused.body, { message: LOCKED, url: "http://forge.test/api/swagger" });
       }
       assert.deepEqual(await held(), before);
-    });
 
-    test("reads, settings and the caller's own subscription stay open on an archived repository", async () => {
+      // Reads, the repository's settings and the caller's own subscription stay open.
       for (const [path, shape] of [
         [repo, "Repository"],
         [`${repo}/issues`, "Issue[]"],
@@ -151,13 +150,19 @@ forEachForge(
       );
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       assert.deepEqual([edited.body.description, edited.body.archived], ["kept for the record", true]);
-      const before = await held();
       const left = await call("DELETE", `${repo}/issues/1/subscriptions/alice`);
       assert.ok([200, 201].includes(left.status), JSON.stringify(left.body));
       assert.deepEqual(await held(), before);
+
+      await archive(false);
+      for (const [method, path, body, shape] of writes()) {
+        const done = await call(method, path, body, shape);
+        assert.ok(done.status >= 200 && done.status < 300, `${method} ${path}: ${JSON.stringify(done.body)}`);
+      }
     });
 
-    test("git cannot push to an archived repository over HTTP or SSH, and says why; it still clones", async () => {
+    test("git cannot push to an archived repository over HTTP or SSH, and says why; it still clones; un-archived, it pushes", async () => {
+      await archive(true);
       const refs = await branches();
       for (const [url, env] of [
         [httpUrl(), {}],
@@ -170,14 +175,8 @@ forEachForge(
       assert.deepEqual(await branches(), refs);
       const clone = await git(["clone", "-q", httpUrl(), join(work.path, "clone")], work.path);
       assert.equal(clone.code, 0, clone.stderr);
-    });
 
-    test("un-archived, every family of write works again, and so does git push", async () => {
       await archive(false);
-      for (const [method, path, body, shape] of writes()) {
-        const done = await call(method, path, body, shape);
-        assert.ok(done.status >= 200 && done.status < 300, `${method} ${path}: ${JSON.stringify(done.body)}`);
-      }
       for (const [url, env] of [
         [httpUrl(), {}],
         [sshUrl(), viaSsh()],
