@@ -3,6 +3,7 @@ import {
   Forbidden,
   Invalid,
   isUniqueViolation,
+  Locked,
   NotFound,
   readBool,
   toStoredTime,
@@ -216,6 +217,14 @@ export function requireUnit(context: RepositoryContext, unit: Unit, needed: numb
       ? "user should have a permission to write to a repo"
       : "user should have specific read permission or be a repo admin or a site admin",
   );
+}
+
+/**
+ * An archived repository is read-only (Gitea's mustNotBeArchived): what it holds (code, issues,
+ * labels, milestones, topics…) takes no write until it is un-archived, which its settings still allow.
+ */
+export function mustNotBeArchived(repository: RepositoryRow, message = "repo is archived"): void {
+  if (readBool(repository.is_archived)) throw new Locked(message);
 }
 
 export interface RepositoryEdit {
