@@ -3,6 +3,7 @@
 export type DomainErrorKind =
   | "not-found"
   | "conflict"
+  | "locked"
   | "forbidden"
   | "invalid"
   | "bad-request"
@@ -30,6 +31,13 @@ export class NotFound extends DomainError {
 export class Conflict extends DomainError {
   constructor(message: string) {
     super("conflict", message);
+  }
+}
+
+/** The target exists and the caller may write to it, but it is frozen for now (HTTP 423). */
+export class Locked extends DomainError {
+  constructor(message: string) {
+    super("locked", message);
   }
 }
 
@@ -62,6 +70,7 @@ export class BadRequest extends DomainError {
 export const httpStatusOf: Readonly<Record<DomainErrorKind, number>> = {
   "not-found": 404,
   conflict: 409,
+  locked: 423,
   forbidden: 403,
   invalid: 422,
   "bad-request": 400,

@@ -82,8 +82,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       // Webhook deliveries: polled, and woken when this process queued some.
       async (database) => {
         const worker = startOutboxWorker({
-          // The worker reads only its own table.
-          database: database as unknown as Database,
+          database,
           allowedHosts: options.webhookAllowedHostList ?? "external",
           timeoutMs: options.webhookDeliveryTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
           retries: options.webhookRetryWaitsMs,

@@ -13,7 +13,13 @@ import {
 // string or an object of field -> [messages]. Clients read `status`, not the HTTP code. A request
 // with `X-Api-Strict-Status: 1` gets 404/409/422 instead of 200 for those, same body (§26).
 
-const STRICT_STATUS_OF_KIND = { "not-found": 404, conflict: 409, invalid: 422, "bad-request": 400 } as const;
+const STRICT_STATUS_OF_KIND = {
+  "not-found": 404,
+  conflict: 409,
+  locked: 423,
+  invalid: 422,
+  "bad-request": 400,
+} as const;
 
 const ENDPOINT_NOT_FOUND =
   "404 endpoint not found. Please check the API reference for the endpoint and method you want.";

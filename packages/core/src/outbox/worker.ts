@@ -15,8 +15,9 @@ import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 // that lapses and lets the row be claimed again (the receiver may then see it twice, with the
 // same delivery UUID to tell). The lease outlasts an attempt, which the timeout bounds.
 
-export interface OutboxWorkerOptions {
-  database: Database;
+export interface OutboxWorkerOptions<Tables = unknown> {
+  /** Any service's database: the worker reads and writes only its own table. */
+  database: Database<Tables>;
   /** Where deliveries may go (Gitea's ALLOWED_HOST_LIST syntax, or a parsed list). */
   allowedHosts: string | AllowedHosts;
   logger: Logger;
@@ -45,7 +46,7 @@ const DEFAULT_RETRIES = [10_000, 30_000, 120_000, 600_000];
 const DAY = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
 
-export function startOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>): OutboxWorker {
   const { database, logger } = options;
   const db = database.db as AnyKysely;
   const dialect = database.dialect;

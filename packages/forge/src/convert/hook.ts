@@ -54,9 +54,9 @@ export function toApiHookDelivery(delivery: Delivery) {
     status: delivery.status,
     is_succeed: delivery.isSucceed,
     attempts: delivery.attempts,
-    created_at: delivery.createdAt.toISOString(),
-    delivered_at: delivery.deliveredAt?.toISOString() ?? null,
-    next_attempt_at: delivery.status === "pending" ? delivery.nextAttemptAt.toISOString() : null,
+    created_at: apiTime(delivery.createdAt),
+    delivered_at: delivery.deliveredAt && apiTime(delivery.deliveredAt),
+    next_attempt_at: delivery.status === "pending" ? apiTime(delivery.nextAttemptAt) : null,
     duration_ms: delivery.durationMs,
     error: delivery.error,
     request: {

@@ -1,4 +1,4 @@
-import { Forbidden, type HttpServer, type LoginLimits, readBool, Unauthorized } from "@anvil/core";
+import { Forbidden, type HttpServer, Locked, type LoginLimits, readBool, Unauthorized } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import {
   type GitService,
@@ -35,6 +35,12 @@ export async function registerGitTransport(
   await app.register(async (scope) => {
     const git = scope as unknown as HttpServer;
     registerGitContentTypes(git);
+    // Git shows a plain-text refusal to its user ("remote: …"): Gitea refuses a push to an archived
+    // repository so, with a 403. Any other error goes on to the API's error handler.
+    git.setErrorHandler((error, _request, reply) => {
+      if (!(error instanceof Locked)) throw error;
+      return reply.code(403).type("text/plain; charset=utf-8").send(error.message);
+    });
 
     const authorize = async (request: FastifyRequest<GitRequest>, service: GitService) => {
       const caller = await authenticate(database, loginLimits, {
@@ -70,7 +76,7 @@ export async function registerGitTransport(
           );
           // A push needs a caller (authorizeGit refuses anonymous writes).
           if (service === "git-receive-pack" && caller) {
-            const push = await startPush(storage, context, caller.account);
+            const push = await startPush(database, storage, context, caller.account);
             reply.raw.once("close", () => {
               notePush(database, storage, context, push).catch((error) =>
                 request.log.error({ err: error }, "after push"),

@@ -31,7 +31,9 @@ export function startForgeSsh(
           via: "password",
         });
         const push =
-          request.service === "git-receive-pack" ? await startPush(storage, context, account) : undefined;
+          request.service === "git-receive-pack"
+            ? await startPush(database, storage, context, account)
+            : undefined;
         return {
           repoPath: repositoryFilesPath(storage, context),
           afterExit: async () => {

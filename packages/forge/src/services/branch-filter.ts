@@ -1,11 +1,11 @@
 // A webhook's branch filter, with the glob syntax Gitea's (gobwas/glob, no separators) accepts:
 // `*` any run of characters (slashes included), `?` one character, `[abc]`, `[a-z]`, `[!abc]`, a
 // `{one,two}` choice, `\` quoting the next character; empty or `*` matches every branch.
-// Matching runs over a compiled token list with a set of positions (no regex, no backtracking),
-// so a pattern of length p costs at most p steps per character of the branch name; patterns are
-// bounded in length and in the alternatives their choices expand to.
+// Matching runs over a compiled token list with the set of positions reached (no regex, no
+// backtracking), so a pattern of length p costs at most p steps per character of the branch name
+// and alternative; patterns are bounded in length and in the alternatives their choices expand to.
 
-export const MAX_BRANCH_FILTER = 1024;
+export const MAX_BRANCH_FILTER = 512;
 const MAX_ALTERNATIVES = 64;
 
 type Token =
@@ -105,24 +105,25 @@ function step(token: Token, char: string): boolean {
 }
 
 function matches(tokens: Token[], text: string): boolean {
-  // positions[i]: the first i tokens can match the text read so far.
-  let positions = new Set<number>([0]);
-  const close = (set: Set<number>) => {
-    for (const i of [...set].sort((a, b) => a - b)) if (tokens[i]?.kind === "any") set.add(i + 1);
-    return set;
+  // reached[i]: the first i tokens match the text read so far; `*` also matches nothing, so a
+  // position before one reaches the position after it.
+  const close = (reached: Uint8Array) => {
+    for (let i = 0; i < tokens.length; i++) if (reached[i] && tokens[i].kind === "any") reached[i + 1] = 1;
+    return reached;
   };
-  close(positions);
+  let reached = close(new Uint8Array(tokens.length + 1).fill(1, 0, 1));
   for (const char of text) {
-    const next = new Set<number>();
-    for (const i of positions) {
-      const token = tokens[i];
-      if (!token || !step(token, char)) continue;
-      next.add(token.kind === "any" ? i : i + 1);
+    const next = new Uint8Array(tokens.length + 1);
+    let any = false;
+    for (let i = 0; i < tokens.length; i++) {
+      if (!reached[i] || !step(tokens[i], char)) continue;
+      next[tokens[i].kind === "any" ? i : i + 1] = 1;
+      any = true;
     }
-    positions = close(next);
-    if (positions.size === 0) return false;
+    if (!any) return false;
+    reached = close(next);
   }
-  return positions.has(tokens.length);
+  return reached[tokens.length] === 1;
 }
 
 export interface BranchFilter {

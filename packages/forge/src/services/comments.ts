@@ -17,12 +17,13 @@ import {
   type Window,
 } from "../repositories/comments.ts";
 import { findIssueByNumber, type IssueRow, milestonesByIds } from "../repositories/issues.ts";
-import { findUsableLabels, type LabelRow } from "../repositories/labels.ts";
+import type { LabelRow } from "../repositories/labels.ts";
 import type { MilestoneRow } from "../repositories/milestones.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_READ, accessTo } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { canWriteIssue, checkBody, getIssue, issueUnit, issueView, parseApiTime } from "./issues.ts";
+import { resolveIssueLabels } from "./labels.ts";
 import type { RepositoryContext } from "./repositories.ts";
 import { queueRepositoryEvent } from "./webhook-events.ts";
 
@@ -122,10 +123,10 @@ export async function issueTimeline(
       db,
       page.rows.map((row) => row.poster_id),
     ),
-    findUsableLabels(
+    resolveIssueLabels(
       db,
-      context.repository.id,
-      context.repository.owner_id,
+      context.repository,
+      context.owner,
       ids((row) => row.label_id),
     ),
     milestonesByIds(db, [...ids((row) => row.milestone_id), ...ids((row) => row.old_milestone_id)]),

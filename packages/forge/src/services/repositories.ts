@@ -3,6 +3,7 @@ import {
   Forbidden,
   Invalid,
   isUniqueViolation,
+  Locked,
   NotFound,
   readBool,
   toStoredTime,
@@ -26,7 +27,7 @@ import {
   type RepositoryRow,
   updateRepository,
 } from "../repositories/repos.ts";
-import { copyDefaultHooks } from "../repositories/webhooks.ts";
+import { copyDefaultHooks, hooksHearing } from "../repositories/webhooks.ts";
 import { ACCOUNT_ORGANIZATION, type ForgeTables } from "../schemas/tables.ts";
 import {
   ACCESS_ADMIN,
@@ -218,6 +219,14 @@ export function requireUnit(context: RepositoryContext, unit: Unit, needed: numb
   );
 }
 
+/**
+ * An archived repository is read-only (Gitea's mustNotBeArchived): what it holds (code, issues,
+ * labels, milestones, topics…) takes no write until it is un-archived, which its settings still allow.
+ */
+export function mustNotBeArchived(repository: RepositoryRow, message = "repo is archived"): void {
+  if (readBool(repository.is_archived)) throw new Locked(message);
+}
+
 export interface RepositoryEdit {
   name?: string;
   description?: string;
@@ -312,19 +321,24 @@ async function emptinessChanges(
   return changes;
 }
 
-/** Who pushed, and the repository's branch and tag tips before the push (see refTips). */
+/**
+ * Who pushed, and the repository's branch and tag tips before the push (see refTips) when some
+ * hook may hear of it: reading what a push brought costs git processes, spent only then.
+ */
 export interface PushStart {
   pusher: AccountRow;
-  before: Map<string, string>;
+  before?: Map<string, string>;
 }
 
 /** Reads the tips a push starts from; call it before receive-pack runs. */
 export async function startPush(
+  database: ForgeDatabase,
   storage: Storage,
   context: RepositoryContext,
   pusher: AccountRow,
 ): Promise<PushStart> {
-  return { pusher, before: await refTips(repositoryFilesPath(storage, context)) };
+  const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
+  return { pusher, before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined };
 }
 
 /**
@@ -340,11 +354,12 @@ export async function notePush(
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
   const { repository, owner } = context;
-  const after = await refTips(path);
-  const events = await pushEvents(database.db, path, repository, owner, push.pusher, {
-    before: push.before,
-    after,
-  });
+  const events = push.before
+    ? await pushEvents(database.db, path, repository, owner, push.pusher, {
+        before: push.before,
+        after: await refTips(path),
+      })
+    : [];
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

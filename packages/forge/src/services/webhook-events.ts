@@ -104,7 +104,11 @@ export function signalQueuedDeliveries(): void {
 // --- Queueing -------------------------------------------------------------------------------------
 
 /** X-Gitea-Hook-Installation-Target-Type of a hook: whose hook it is. */
-async function installationTarget(trx: Kysely<ForgeTables>, hook: WebhookRow, owner?: AccountRow) {
+async function installationTarget(
+  trx: Kysely<ForgeTables>,
+  hook: WebhookRow,
+  owner?: AccountRow,
+): Promise<HookSite["target"]> {
   if (hook.repo_id !== null) return "repository";
   if (hook.owner_id === null) return "system";
   const account = owner?.id === hook.owner_id ? owner : await findAccountById(trx, hook.owner_id);
@@ -176,9 +180,12 @@ export async function queueRepositoryEvent(trx: Kysely<ForgeTables>, event: Repo
     await queueMessage(trx, hook, await installationTarget(trx, hook, owner), event.type, payload);
 }
 
-/** Whose hook it is, and the repository of a repository hook, as the routes found them. */
+/**
+ * How deliveries name a hook's installation target (X-Gitea-Hook-Installation-Target-Type), and
+ * the repository of a repository hook (its pings carry it).
+ */
 export interface HookSite {
-  target: string;
+  target: "repository" | "organization" | "user" | "system";
   repository?: { repository: RepositoryRow; owner: AccountRow };
 }
 

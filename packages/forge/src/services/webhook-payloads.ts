@@ -6,7 +6,7 @@ import type { WebhookRow } from "../repositories/webhooks.ts";
 // X-Forge-* headers.
 
 /** Gitea's webhook event names (HookEventType), in its order; a hook subscribes to some of them. */
-export const HOOK_EVENTS = [
+const HOOK_EVENTS = [
   "create",
   "delete",
   "fork",
@@ -72,7 +72,7 @@ export function subscribedEvents(given: readonly string[]): string[] {
 }
 
 /** X-Gitea-Event: the issue sub-events arrive as `issues`, the pull-request ones as `pull_request`. */
-export function groupedEvent(type: string): string {
+function groupedEvent(type: string): string {
   if (type === "issue_assign" || type === "issue_label" || type === "issue_milestone") return "issues";
   if (
     ["pull_request_assign", "pull_request_label", "pull_request_milestone", "pull_request_sync"].includes(
@@ -133,12 +133,14 @@ function summary(
 ): { title: string; url: string; lines: string[] } {
   const view = payload as PayloadView;
   const repo = view.repository?.full_name ?? "";
+  // Hooks of an account or of the site ping without a repository.
+  const where = repo === "" ? "" : `[${repo}] `;
   const by = view.sender?.login ?? view.sender?.username ?? "";
   const repoUrl = view.repository?.html_url ?? "";
   switch (type) {
     case "ping":
       return {
-        title: `[${repo}] Webhook ${view.hook_id ?? ""} pinged by ${by}`.replace("[] ", ""),
+        title: `${where}Webhook ${view.hook_id ?? ""} pinged by ${by}`,
         url: repoUrl,
         lines: [],
       };
@@ -154,21 +156,21 @@ function summary(
     case "create":
     case "delete":
       return {
-        title: `[${repo}] ${view.ref_type ?? "branch"} ${shortRef(view.ref)} ${type === "create" ? "created" : "deleted"} by ${by}`,
+        title: `${where}${view.ref_type ?? "branch"} ${shortRef(view.ref)} ${type === "create" ? "created" : "deleted"} by ${by}`,
         url: repoUrl,
         lines: [],
       };
     case "repository":
-      return { title: `[${repo}] Repository ${view.action ?? ""} by ${by}`, url: repoUrl, lines: [] };
+      return { title: `${where}Repository ${view.action ?? ""} by ${by}`, url: repoUrl, lines: [] };
     case "issue_comment":
       return {
-        title: `[${repo}] New comment on issue #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
+        title: `${where}New comment on issue #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
         url: view.comment?.html_url ?? view.issue?.html_url ?? repoUrl,
         lines: view.comment?.body ? [view.comment.body] : [],
       };
     default:
       return {
-        title: `[${repo}] Issue ${view.action ?? type}: #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
+        title: `${where}Issue ${view.action ?? type}: #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
         url: view.issue?.html_url ?? repoUrl,
         lines: [],
       };
@@ -223,6 +225,8 @@ function msteamsBody(message: HookMessage): unknown {
   };
 }
 
+const CHAT_TYPES = new Set(["slack", "discord", "msteams"]);
+
 /**
  * The payload a hook of this type sends: slack, discord and msteams their own message shapes;
  * every other type (gitea, gogs, and those whose own shapes the forge does not build) Gitea's
@@ -250,7 +254,8 @@ function payloadText(hook: WebhookRow, message: HookMessage): string {
  */
 export function deliveryRequest(hook: WebhookRow, message: HookMessage): DeliveryRequest {
   const payload = payloadText(hook, message);
-  const form = hook.content_type === "form";
+  // Chat services take their own JSON only, as Gitea sends it them whatever the content type.
+  const form = hook.content_type === "form" && !CHAT_TYPES.has(hook.type);
   let url = hook.url;
   let body = payload;
   if (hook.http_method === "GET") {

@@ -16,6 +16,9 @@ const NULL_SHA = "0000000000000000000000000000000000000000";
 // branch's history; total_commits counts them all.
 const LISTED_COMMITS = 5;
 const NEW_REF_COMMITS = 10;
+// A push of thousands of refs (a mirror, an import of every tag) raises events for the first
+// ones in ref-name order only, so the work after a push stays bounded.
+const MAX_REF_EVENTS = 200;
 const HEADS = "refs/heads/";
 const TAGS = "refs/tags/";
 
@@ -95,10 +98,10 @@ export async function pushEvents(
   const fullName = `${owner.name}/${repository.name}`;
   const events: RepositoryEvent[] = [];
   const refs = new Set([...tips.before.keys(), ...tips.after.keys()]);
-  for (const ref of [...refs].sort()) {
+  const changed = [...refs].sort().filter((ref) => tips.before.get(ref) !== tips.after.get(ref));
+  for (const ref of changed.slice(0, MAX_REF_EVENTS)) {
     const before = tips.before.get(ref);
     const after = tips.after.get(ref);
-    if (before === after) continue;
     const isBranch = ref.startsWith(HEADS);
     const name = ref.slice(isBranch ? HEADS.length : TAGS.length);
     const refType = isBranch ? "branch" : "tag";

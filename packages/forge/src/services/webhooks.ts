@@ -28,6 +28,7 @@ import { compileBranchFilter, MAX_BRANCH_FILTER } from "./branch-filter.ts";
 import { type RepositoryContext, repositoryFilesPath, type Storage } from "./repositories.ts";
 import {
   HOOK_TOPIC,
+  type HookSite,
   noteQueuedDeliveries,
   queueHookTest,
   queuePing,
@@ -37,7 +38,7 @@ import { subscribedEvents } from "./webhook-payloads.ts";
 import { testPushFields } from "./webhook-push.ts";
 
 /** Gitea's webhook types; each decides the shape of what its hooks send. */
-export const HOOK_TYPES = [
+const HOOK_TYPES = [
   "gitea",
   "gogs",
   "slack",
@@ -60,14 +61,9 @@ const MAX_SECRET = 1024;
 const MAX_AUTHORIZATION_HEADER = 4096;
 const MAX_CONFIG_VALUE = 2048;
 
-/**
- * Where a hook lives, as the routes found it: whose hooks (HookOwner), how deliveries name the
- * installation target (X-Gitea-Hook-Installation-Target-Type), and the repository of a repository
- * hook (its pings carry it).
- */
-export interface HookPlace {
+/** Where a hook lives, as the routes found it: whose hooks (HookOwner), and its HookSite. */
+export interface HookPlace extends HookSite {
   owner: HookOwner;
-  target: "repository" | "organization" | "user" | "system";
   repository?: RepositoryContext;
 }
 

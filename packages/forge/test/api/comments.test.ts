@@ -219,6 +219,28 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     );
   });
 
+  test("GET /repos/{o}/{r}/issues/{index}/comments: every comment without page or limit, as Gitea's clients expect", async () => {
+    const made = await api(forge.url, "POST", "/user/repos", {
+      token: cast.walt.token,
+      body: { name: "long-talk" },
+    });
+    assert.equal(made.status, 201);
+    const path = `${cast.walt.login}/long-talk`;
+    const opened = await openIssue(forge.url, cast.walt.token, path);
+    // More than a default page (30) and than the largest page a client may ask for (50).
+    await Promise.all(
+      Array.from({ length: 60 }, (_, n) => comment(cast.walt.token, path, opened.number, { body: `c${n}` })),
+    );
+    const all = await api<Comment[]>(forge.url, "GET", `/repos/${path}/issues/${opened.number}/comments`, {
+      token: cast.walt.token,
+      shape: "Comment[]",
+    });
+    assert.equal(all.status, 200);
+    assert.equal(all.body.length, 60);
+    assert.equal(all.headers.get("x-total-count"), "60");
+    assert.equal(all.headers.get("link"), null);
+  });
+
   test("GET /issues/comments/{id}: 200, 404 for an unknown id, a bare 404 for a comment of another repository, 204 for an event", async () => {
     const opened = await openIssue(forge.url, cast.olive.token, priv);
     const made = await comment(cast.olive.token, priv, opened.number, { body: "hello" });

@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
   forEachDatabase,
   freePort,
-  runAnvil,
+  serviceProcessesOn,
   startServiceProcess,
   type TempDir,
   tempDir,
   waitFor,
 } from "@anvil/core/testing";
+import { generateKey, gitSshCommand } from "../ssh/tools.ts";
 import { api, forEachForge } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
-import { makePerson, type Person } from "../support/people.ts";
+import { makePerson, makeUserByCommand, type Person } from "../support/people.ts";
 import { assertSigned, payloadOf, type Received, type Receiver, startReceiver } from "../support/receiver.ts";
 
 // Where deliveries go and what becomes of them: the hooks of a repository's owner and of the site,
@@ -171,6 +173,56 @@ forEachForge(
       await api(forge.url, "DELETE", `/admin/hooks/${systemHook.body.id}`, { token: forge.adminToken });
     });
 
+    test("a push over SSH arrives as push with the commit id; a new tag as create and push", async () => {
+      const { token } = cast.rita;
+      const hook = await api<Hook>(forge.url, "POST", "/repos/rita/mine/hooks", {
+        token,
+        body: hookBody("ssh", ["push", "create"]),
+      });
+      assert.equal(hook.status, 201);
+      const keys = join(work.path, "keys");
+      await mkdir(keys, { recursive: true });
+      const pair = await generateKey(keys, "rita", ["-t", "ed25519"]);
+      const key = await api(forge.url, "POST", "/user/keys", {
+        token,
+        body: { title: "laptop", key: pair.publicText },
+      });
+      assert.equal(key.status, 201);
+      const env = { GIT_SSH_COMMAND: gitSshCommand(join(keys, "rita")) };
+      const dir = join(work.path, "over-ssh");
+      const remote = `ssh://git@127.0.0.1:${forge.sshPort}/rita/mine.git`;
+      const cloned = await git(["clone", "-q", remote, dir], work.path, env);
+      assert.equal(cloned.code, 0, cloned.stderr);
+      assert.equal((await git(["commit", "-q", "--allow-empty", "-m", "over ssh"], dir)).code, 0);
+      const from = receiver.received.length;
+      const pushed = await git(["push", "-q", "origin", "HEAD"], dir, env);
+      assert.equal(pushed.code, 0, pushed.stderr);
+      const head = (await git(["rev-parse", "HEAD"], dir)).stdout.trim();
+      const push = await receiver.next((r) => to("ssh")(r) && r.headers["x-gitea-event"] === "push", from);
+      assertSigned(push, SECRET);
+      assert.equal(payloadOf<{ after: string }>(push).after, head);
+
+      const tagFrom = receiver.received.length;
+      assert.equal((await git(["tag", "v1.0"], dir)).code, 0);
+      assert.equal((await git(["push", "-q", "origin", "v1.0"], dir, env)).code, 0);
+      const created = await receiver.next(
+        (r) => to("ssh")(r) && r.headers["x-gitea-event"] === "create",
+        tagFrom,
+      );
+      assert.deepEqual(
+        (({ ref, ref_type, sha }) => ({ ref, ref_type, sha }))(
+          payloadOf<{ ref: string; ref_type: string; sha: string }>(created),
+        ),
+        { ref: "v1.0", ref_type: "tag", sha: head },
+      );
+      const tagPush = await receiver.next(
+        (r) => to("ssh")(r) && r.headers["x-gitea-event"] === "push",
+        tagFrom,
+      );
+      assert.equal(payloadOf<{ ref: string }>(tagPush).ref, "refs/tags/v1.0");
+      await api(forge.url, "DELETE", `/repos/rita/mine/hooks/${hook.body.id}`, { token });
+    });
+
     test("a default hook is copied into each new repository, which then delivers to it", async () => {
       const { token } = cast.rita;
       const template = await api<Hook>(forge.url, "POST", "/admin/hooks", {
@@ -270,6 +322,7 @@ forEachForge(
     });
   },
   {
+    ssh: true,
     forge: {
       webhookAllowedHostList: "loopback",
       webhookRetryWaitsMs: [100, 200],
@@ -300,22 +353,7 @@ forEachDatabase(
         "--webhook-allowed-host-list",
         "loopback",
       ];
-      const created = await runAnvil([
-        "forge",
-        "admin",
-        "user",
-        "create",
-        "--username",
-        "kim",
-        "--password",
-        "kimpassword",
-        "--email",
-        "kim@example.com",
-        "--access-token",
-        ...where,
-      ]);
-      assert.equal(created.code, 0, created.stderr);
-      const token = /([0-9a-f]{40})\n/.exec(created.stdout)?.[1] ?? "";
+      const token = await makeUserByCommand(where, "kim");
       // The receiver's port is known but nothing listens there yet: the first attempt fails.
       const port = await freePort();
       const first = await startServiceProcess(serve);
@@ -350,6 +388,64 @@ forEachDatabase(
         await receiver.close();
         assert.equal(ended.code, 0, ended.stderr);
       }
+    });
+  },
+);
+
+forEachDatabase(
+  "forge webhook delivery: several processes on one database send each delivery once",
+  (database) => {
+    const services = serviceProcessesOn(database, "forge", 3, [
+      "--ssh-port",
+      "0",
+      "--webhook-allowed-host-list",
+      "loopback",
+    ]);
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await startReceiver();
+    });
+    after(() => receiver.close());
+
+    test("repositories made through three processes: one delivery each, none twice", async () => {
+      const token = await makeUserByCommand(services.where, "lou");
+      const hook = await api<Hook>(services.urls[0], "POST", "/user/hooks", {
+        token,
+        body: {
+          type: "gitea",
+          config: { url: receiver.url, content_type: "json", secret: SECRET },
+          events: ["repository"],
+          active: true,
+        },
+      });
+      assert.equal(hook.status, 201);
+      const REPOS = 12;
+      const made = await Promise.all(
+        Array.from({ length: REPOS }, (_, n) =>
+          api(services.urls[n % services.urls.length], "POST", "/user/repos", {
+            token,
+            body: { name: `r${n}` },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        made.map((m) => m.status),
+        Array(REPOS).fill(201),
+      );
+      const expected = REPOS + 1;
+      await waitFor(`${expected} deliveries`, async () =>
+        receiver.received.length >= expected ? true : undefined,
+      );
+      // Longer than a poll of every process: a second sending of any delivery would have come.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const ids = receiver.received.map((r) => r.headers["x-gitea-delivery"]);
+      assert.equal(ids.length, expected, "no delivery was sent twice");
+      assert.equal(new Set(ids).size, expected);
+      const names = receiver.received
+        .filter((r) => r.headers["x-gitea-event"] === "repository")
+        .map((r) => payloadOf<{ repository: { name: string } }>(r).repository.name)
+        .sort();
+      assert.deepEqual(names, Array.from({ length: REPOS }, (_, n) => `r${n}`).sort());
     });
   },
 );

@@ -6,7 +6,6 @@ import {
   type Finished,
   forEachDatabase,
   freePort,
-  runAnvil,
   type ServiceProcess,
   startAnvil,
   startServiceProcess,
@@ -16,6 +15,7 @@ import {
 } from "@anvil/core/testing";
 import { api } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
+import { makeUserByCommand } from "../support/people.ts";
 
 // The forge's webhooks reach the hook runner end to end, both as real processes: a hooks file
 // whose rule checks X-Hub-Signature-256 against the payload with the shared secret and matches
@@ -94,22 +94,7 @@ forEachDatabase("forge webhooks reach `anvil hooks`: signed pings and pushes run
     });
 
     const where = ["--data-dir", dir.path, "--database", database.url];
-    const created = await runAnvil([
-      "forge",
-      "admin",
-      "user",
-      "create",
-      "--username",
-      "hana",
-      "--password",
-      "hanapassword",
-      "--email",
-      "hana@example.com",
-      "--access-token",
-      ...where,
-    ]);
-    assert.equal(created.code, 0, created.stderr);
-    token = /([0-9a-f]{40})\n/.exec(created.stdout)?.[1] ?? "";
+    token = await makeUserByCommand(where, "hana");
     forge = await startServiceProcess([
       "forge",
       "serve",

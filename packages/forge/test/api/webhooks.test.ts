@@ -324,6 +324,43 @@ forEachForge(
       await api(forge.url, "DELETE", `${hooksOf("site")}/${made.body.id}`, { token: cast.rita.token });
     });
 
+    test("slack, discord and msteams hooks send their own message shapes, as JSON whatever the content type", async () => {
+      const shapes: Array<[string, Record<string, string>, (body: Record<string, unknown>) => void]> = [
+        [
+          "slack",
+          { channel: "#builds", username: "forge" },
+          (body) => {
+            assert.equal(body.channel, "#builds");
+            assert.equal(body.username, "forge");
+            assert.match(String(body.text), /rita\/site/);
+          },
+        ],
+        [
+          "discord",
+          {},
+          (body) => {
+            const [embed] = body.embeds as Array<{ title: string }>;
+            assert.match(embed.title, /pinged by rita/);
+          },
+        ],
+        ["msteams", {}, (body) => assert.equal(body["@type"], "MessageCard")],
+      ];
+      for (const [type, config, check] of shapes) {
+        const from = receiver.received.length;
+        const made = await createHook(cast.rita.token, hooksOf("site"), {
+          type,
+          config: { url: `${receiver.url}?type=${type}`, content_type: "form", secret: SECRET, ...config },
+          active: true,
+        });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        const ping = await receiver.next((r) => r.url.endsWith(`type=${type}`), from);
+        assert.equal(ping.headers["content-type"], "application/json", type);
+        assertSigned(ping, SECRET);
+        check(JSON.parse(ping.body));
+        await api(forge.url, "DELETE", `${hooksOf("site")}/${made.body.id}`, { token: cast.rita.token });
+      }
+    });
+
     test("a git push over HTTP arrives as push with the commit id; a new branch as create; the branch filter holds back other branches", async () => {
       const all = await createHook(cast.rita.token, hooksOf("site"), jsonHook());
       const mainOnly = await createHook(cast.rita.token, hooksOf("site"), {

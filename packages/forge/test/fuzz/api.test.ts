@@ -38,6 +38,12 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       await api(forge.url, "PUT", "/repos/root/fuzzrepo/collaborators/fuzzvictim", { token, body: {} }),
       "collaborator",
     );
+    // An active hook: its ping is a delivery (refused: the default host list allows no loopback).
+    const hook = await api<{ id: number }>(forge.url, "POST", "/repos/root/fuzzrepo/hooks", {
+      token,
+      body: { type: "gitea", config: { url: "http://127.0.0.1:1/", content_type: "json" }, active: true },
+    });
+    ok(hook, "hook");
     Object.assign(valid, {
       username: ["fuzzvictim"],
       collaborator: ["fuzzvictim"],
@@ -45,7 +51,8 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       owner: ["root", "fuzzorg"],
       repo: ["fuzzrepo"],
       reponame: ["fuzzrepo"],
-      id: [String(team.body.id), "1"],
+      id: [String(team.body.id), String(hook.body.id), "1"],
+      delivery: ["1"],
       topic: ["fuzz"],
       branch: ["main"],
       token: ["1"],

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runAnvil } from "@anvil/core/testing";
 import { api, basic } from "./forge.ts";
 
 /** A user made through the admin API, with an all-scopes token of their own. */
@@ -44,4 +45,29 @@ export async function makePerson(
   });
   assert.equal(token.status, 201, JSON.stringify(token.body));
   return { id: made.id, login: made.login, token: token.body.sha1 };
+}
+
+/**
+ * A user made with `anvil forge admin user create … --access-token` on the data a forge process
+ * uses (`where`: `--data-dir D --database URL`), password `<username>password`; answers their token.
+ */
+export async function makeUserByCommand(where: readonly string[], username: string): Promise<string> {
+  const created = await runAnvil([
+    "forge",
+    "admin",
+    "user",
+    "create",
+    "--username",
+    username,
+    "--password",
+    `${username}password`,
+    "--email",
+    `${username}@example.com`,
+    "--access-token",
+    ...where,
+  ]);
+  assert.equal(created.code, 0, created.stderr);
+  const token = /Access token was successfully created\.\.\. ([0-9a-f]{40})\n/.exec(created.stdout)?.[1];
+  assert.ok(token, created.stdout);
+  return token;
 }

@@ -1,3 +1,4 @@
+import { pageWindow } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CommentPlace, toApiComment, toTimelineComment } from "../../convert/comment.ts";
 import { labelPlace } from "../../convert/issue.ts";
@@ -37,10 +38,14 @@ function sendLookup(reply: FastifyReply, found: CommentLookup, place: CommentPla
   return toApiComment(found.comment.row, found.comment.poster, place);
 }
 
+// Gitea lists one issue's comments with no page or limit, all of them, and clients read the
+// answer as the whole discussion; the bound is one no real discussion reaches, with Link beyond.
+const ONE_ISSUE_COMMENTS = { defaultLimit: 1000, maxLimit: 1000 };
+
 /** Comments on issues, by issue and by id (with Gitea's deprecated Gogs paths), and the timeline. */
 export function registerComments(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
 
   function place(request: FastifyRequest, found: RepositoryContext): CommentPlace {
     return commentPlace(found, request.rootUrl);
@@ -56,7 +61,7 @@ export function registerComments(context: ApiContext): void {
     { ...issue, schema: { params: IssueParams, querystring: CommentListQuery } },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
-      const window = paged(context, request);
+      const window = pageWindow(request.query as Record<string, unknown>, ONE_ISSUE_COMMENTS);
       const page = await issueComments(
         database,
         found,

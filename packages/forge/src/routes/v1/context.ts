@@ -21,6 +21,11 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The token scope category a route belongs to (Gitea's route groups). */
     scope?: ScopeCategory;
+    /**
+     * The route writes what a repository holds (Gitea's mustNotBeArchived): refused with 423 while
+     * the repository is archived. Checked where the route loads its repository (requestedRepository).
+     */
+    readOnlyWhenArchived?: boolean;
   }
 }
 

@@ -145,10 +145,10 @@ export async function registerApiV1(
       registerLabels(context);
       registerMilestones(context);
       registerIssues(context);
+      registerHooks(context);
       registerComments(context);
       registerReactions(context);
       registerSubscriptions(context);
-      registerHooks(context);
     },
     { prefix: "/api/v1" },
   );

@@ -88,7 +88,7 @@ function pathNumber(value: string): number {
 /** Issues of a repository, and the search across repositories. */
 export function registerIssues(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
   const repo = { config: { scope: "repository" as const } };
 
   /** The repository and issue a `/repos/{o}/{r}/issues/{index}…` path names. */

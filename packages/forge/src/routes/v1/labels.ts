@@ -40,7 +40,7 @@ function organizationLabel(request: FastifyRequest, org: AccountRow) {
  */
 export function registerLabels(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
   const organization = { config: { scope: "organization" as const } };
 
   app.get(

@@ -20,7 +20,7 @@ import { requestedRepository } from "./repos.ts";
 /** A repository's milestones: read by whoever sees it, managed with write on its issues or pull requests. */
 export function registerMilestones(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
 
   app.get(
     "/repos/:owner/:repo/milestones",

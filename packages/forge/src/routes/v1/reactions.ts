@@ -15,7 +15,7 @@ import { requestedRepository } from "./repos.ts";
 /** Reactions on issues and on their comments. */
 export function registerReactions(context: ApiContext): void {
   const { app, database } = context;
-  const issue = { config: { scope: "issue" as const } };
+  const issue = { config: { scope: "issue" as const, readOnlyWhenArchived: true } };
 
   function render(request: FastifyRequest) {
     return (view: ReactionView) =>

@@ -88,6 +88,8 @@ async function commitRenderer(
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };
+  // Topics describe what the repository holds: frozen with it while it is archived.
+  const topics = { config: { scope: "repository" as const, readOnlyWhenArchived: true } };
 
   app.get(
     "/repos/:owner/:repo/collaborators",
@@ -169,7 +171,7 @@ export function registerRepoParts(context: ApiContext): void {
 
   app.put(
     "/repos/:owner/:repo/topics",
-    { ...repo, schema: { params: RepoParams, body: RepoTopicOptions } },
+    { ...topics, schema: { params: RepoParams, body: RepoTopicOptions } },
     async (request, reply) => {
       signedIn(request);
       await setTopics(
@@ -183,7 +185,7 @@ export function registerRepoParts(context: ApiContext): void {
 
   app.put(
     "/repos/:owner/:repo/topics/:topic",
-    { ...repo, schema: { params: TopicParams } },
+    { ...topics, schema: { params: TopicParams } },
     async (request, reply) => {
       signedIn(request);
       await addRepositoryTopic(
@@ -197,7 +199,7 @@ export function registerRepoParts(context: ApiContext): void {
 
   app.delete(
     "/repos/:owner/:repo/topics/:topic",
-    { ...repo, schema: { params: TopicParams } },
+    { ...topics, schema: { params: TopicParams } },
     async (request, reply) => {
       signedIn(request);
       await removeRepositoryTopic(

@@ -22,9 +22,10 @@ import {
   editRepository,
   getRepository,
   getRepositoryById,
+  mustNotBeArchived,
   type RepositoryContext,
 } from "../../services/repositories.ts";
-import { type ApiContext, paged, sendPage, signedIn, siteAdmin } from "./context.ts";
+import { type ApiContext, paged, READS, sendPage, signedIn, siteAdmin } from "./context.ts";
 
 const SORT_COLUMNS = {
   alpha: "lower_name",
@@ -49,13 +50,25 @@ export function cloneUrls(context: ApiContext, request: FastifyRequest): CloneUr
   };
 }
 
-/** The repository a `/repos/{owner}/{repo}…` request names, as its caller may see it. */
-export function requestedRepository(
+/**
+ * The repository a `/repos/{owner}/{repo}…` request names, as its caller may see it; a write to
+ * what an archived one holds is refused here, for every route that says so (readOnlyWhenArchived).
+ */
+export async function requestedRepository(
   database: ApiContext["database"],
   params: { owner: string; repo: string },
   request: FastifyRequest,
 ): Promise<RepositoryContext> {
-  return getRepository(database, params.owner, params.repo, request.caller?.account, request.caller?.scopes);
+  const found = await getRepository(
+    database,
+    params.owner,
+    params.repo,
+    request.caller?.account,
+    request.caller?.scopes,
+  );
+  if (request.routeOptions.config.readOnlyWhenArchived && !READS.has(request.method))
+    mustNotBeArchived(found.repository);
+  return found;
 }
 
 /** A repository already in hand (one just made, one found through a team), as `viewer` may see it. */
