@@ -305,7 +305,10 @@ async function main(): Promise<void> {
  * Seeds a data dir (and the database at `databaseUrl`, the dir's SQLite file by default) and keeps
  * them, for profiling a server by hand; prints the token and one path.
  */
-async function seedOnly(dataDir: string, databaseUrl = `sqlite:${path.join(dataDir, "forge.db")}`): Promise<void> {
+async function seedOnly(
+  dataDir: string,
+  databaseUrl = `sqlite:${path.join(dataDir, "forge.db")}`,
+): Promise<void> {
   const seeded = await seed(databaseUrl, dataDir);
   console.log(JSON.stringify({ token: seeded.token, example: seeded.repoPaths[0] }));
 }
