@@ -473,10 +473,12 @@ export async function listIssueRows(
         .limit(query.limit)
     : ordered.limit(query.limit + before).offset(query.offset - before);
   const knownTotal = options.knownTotal ?? (memoKey === undefined ? undefined : totals.get(memoKey));
-  // Unless the total is known, the page's query counts the matches on its way (a window count), so
-  // that a search or a label filter goes through its matches once, not twice. A seek starts past
-  // some of them, and a page past the end has no row to carry the count: those count apart.
-  const countAlong = knownTotal === undefined && boundary === undefined;
+  // A search's page query counts its matches on its way (a window count), so that they are gone
+  // through once, not twice: they are the text index's few. Other lists count apart: a window
+  // count must visit every match before the first row, where the page alone stops after a page
+  // (PostgreSQL, a label's 40,000 open issues: 481 ms against 0.1 ms and an 87 ms count). A seek
+  // starts past some of the matches, and a page past the end has no row to carry the count.
+  const countAlong = query.keyword !== undefined && knownTotal === undefined && boundary === undefined;
   const countApart = () => countRows(db, selection.select("issue.id"));
   // A page past the known end is empty without reading any of it.
   const [read, counted] = await Promise.all([
