@@ -358,6 +358,9 @@ export async function createIssue(
     for (const account of assignees)
       await insertTimelineEvent(trx, { ...event, type: EVENT.assignees, assignee_id: account.id }, now);
     await queueIssueEvent(trx, audience, doer, issue, "issues", "opened");
+    // Gitea follows `opened` with the label and milestone events of what the issue was opened with.
+    if (labels.length > 0) await queueIssueEvent(trx, audience, doer, issue, "issue_label", "label_updated");
+    if (milestone) await queueIssueEvent(trx, audience, doer, issue, "issue_milestone", "milestoned");
     for (const _ of assignees) await queueIssueEvent(trx, audience, doer, issue, "issue_assign", "assigned");
     if (closed) issue = await changeState(trx, audience, doer, issue, true, now);
     return issue;

@@ -1001,6 +1001,26 @@ forEachForge(
       assert.equal((await call("DELETE", path)).status, 204);
       assert.equal((await delivered(from, "issues", "deleted")).number, created.body.number);
     });
+
+    test("opened with labels and a milestone: label_updated and milestoned are sent too, as Gitea sends them", async () => {
+      const from = receiver.received.length;
+      const created = await call("POST", "/issues", {
+        title: "born labelled",
+        labels: [labelId],
+        milestone: milestoneId,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal((await delivered(from, "issues", "opened")).number, created.body.number);
+      const labelled = await delivered(from, "issue_label", "label_updated");
+      assert.equal(labelled.number, created.body.number);
+      assert.deepEqual(
+        labelled.issue.labels.map((l) => l.name),
+        ["bug"],
+      );
+      const milestoned = await delivered(from, "issue_milestone", "milestoned");
+      assert.equal(milestoned.issue.milestone?.title, "v1");
+      assert.equal(milestoned.changes, undefined);
+    });
   },
   { forge: { webhookAllowedHostList: "loopback" } },
 );

@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
-  type Finished,
   forEachDatabase,
-  freePort,
   type ServiceProcess,
-  startAnvil,
   startServiceProcess,
   type TempDir,
   tempDir,
@@ -15,6 +11,7 @@ import {
 } from "@anvil/core/testing";
 import { api } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
+import { type HookRunner, headerIsOneOf, signedWith, startHookRunner } from "../support/hook-runner.ts";
 import { makeUserByCommand } from "../support/people.ts";
 
 // The forge's webhooks reach the hook runner end to end, both as real processes: a hooks file
@@ -33,65 +30,23 @@ interface Delivery {
 forEachDatabase("forge webhooks reach `anvil hooks`: signed pings and pushes run a command", (database) => {
   let dir: TempDir;
   let forge: ServiceProcess;
-  let runner: { child: import("node:child_process").ChildProcess; finished: Promise<Finished> };
+  let runner: HookRunner;
   let runnerUrl = "";
   let token = "";
-  const calls = () => join(dir.path, "calls.log");
-
-  async function recordedCalls(): Promise<string[][]> {
-    const text = await readFile(calls(), "utf8").catch(() => "");
-    return text
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as string[]);
-  }
 
   before(async () => {
     dir = await tempDir("anvil-forge-hooks-runner-");
-    const script = join(dir.path, "record.mjs");
-    await writeFile(
-      script,
-      `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(calls())}, JSON.stringify(process.argv.slice(2)) + "\\n");\n`,
-    );
-    const hooksFile = join(dir.path, "hooks.json");
-    const event = (value: string) => ({
-      match: { type: "value", value, parameter: { source: "header", name: "X-Forge-Event" } },
-    });
-    await writeFile(
-      hooksFile,
-      JSON.stringify([
-        {
-          id: "forge",
-          "execute-command": process.execPath,
-          "command-working-directory": dir.path,
-          "pass-arguments-to-command": [
-            { source: "string", name: script },
-            { source: "header", name: "X-Forge-Event" },
-            { source: "payload", name: "after" },
-          ],
-          "trigger-rule": {
-            and: [
-              {
-                match: {
-                  type: "payload-hmac-sha256",
-                  secret: SECRET,
-                  parameter: { source: "header", name: "X-Hub-Signature-256" },
-                },
-              },
-              { or: [event("ping"), event("push")] },
-            ],
-          },
-        },
-      ]),
-    );
-    const port = await freePort();
-    runner = startAnvil(["hooks", "-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port)]);
-    runnerUrl = `http://127.0.0.1:${port}/hooks/forge`;
-    await waitFor("the hook runner to listen", async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/`);
-      await res.body?.cancel();
-      return true;
-    });
+    runner = await startHookRunner(dir.path, [
+      {
+        id: "forge",
+        arguments: [
+          { source: "header", name: "X-Forge-Event" },
+          { source: "payload", name: "after" },
+        ],
+        rule: { and: [signedWith(SECRET), headerIsOneOf("X-Forge-Event", ["ping", "push"])] },
+      },
+    ]);
+    runnerUrl = runner.url("forge");
 
     const where = ["--data-dir", dir.path, "--database", database.url];
     token = await makeUserByCommand(where, "hana");
@@ -109,9 +64,8 @@ forEachDatabase("forge webhooks reach `anvil hooks`: signed pings and pushes run
   });
 
   after(async () => {
-    runner?.child.kill("SIGTERM");
     forge?.child.kill("SIGTERM");
-    await Promise.all([runner?.finished, forge?.finished]);
+    await Promise.all([runner?.stop(), forge?.finished]);
     await dir.remove();
   });
 
@@ -132,9 +86,7 @@ forEachDatabase("forge webhooks reach `anvil hooks`: signed pings and pushes run
       shape: "Hook",
     });
     assert.equal(hook.status, 201);
-    await waitFor("the ping's command", async () =>
-      (await recordedCalls()).some((c) => c[0] === "ping") ? true : undefined,
-    );
+    await runner.waitForCall("the ping's command", (c) => c[0] === "ping");
 
     // A sender without the secret gets the runner's refusal (webhook answers a signature that does
     // not match with a 500), recorded in the history.
@@ -163,10 +115,8 @@ forEachDatabase("forge webhooks reach `anvil hooks`: signed pings and pushes run
     const pushed = await git(["push", "-q", "origin", "main"], work);
     assert.equal(pushed.code, 0, pushed.stderr);
     const head = (await git(["rev-parse", "HEAD"], work)).stdout.trim();
-    await waitFor("the push's command", async () =>
-      (await recordedCalls()).some((c) => c[0] === "push" && c[1] === head) ? true : undefined,
-    );
-    const ran = await recordedCalls();
+    await runner.waitForCall("the push's command", (c) => c[0] === "push" && c[1] === head);
+    const ran = await runner.calls();
     assert.deepEqual(
       ran.map((c) => c[0]),
       ["ping", "push"],

@@ -6,47 +6,18 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "@anvil/core/testing";
-import { type Api, giteaApi } from "gitea-js";
-import { basic, forEachForge } from "../support/forge.ts";
+import { giteaApi } from "gitea-js";
+import { forEachForge } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
+import { type Client, type ClientError, giteaJsPerson } from "./gitea-js-people.ts";
 import { assertClientType } from "./typings.ts";
 
-type Client = Api<unknown>;
-
 const usernameOf = (user: unknown) => (user as { username?: unknown } | undefined)?.username;
-
-/** What gitea-js throws for a non-2xx answer: the Response, with the parsed body as `error`. */
-interface ClientError {
-  status: number;
-  error: { message?: unknown; url?: unknown };
-}
 
 forEachForge("gitea-js, the npm client, against the forge", (forge) => {
   const client = (token?: string): Client => giteaApi(forge.url, { token });
 
-  /** A user made by the admin, with a token created the way gitea-js users do: basic auth. */
-  async function person(username: string): Promise<{ client: Client; token: string }> {
-    const made = await client(forge.adminToken).admin.adminCreateUser({
-      username,
-      email: `${username}@example.com`,
-      password: "password123",
-      must_change_password: false,
-      full_name: undefined,
-      login_name: undefined,
-      send_notify: false,
-    });
-    assert.equal(made.status, 201);
-    assertClientType("User", made.data);
-    const token = await client().users.userCreateToken(
-      username,
-      { name: "script", scopes: ["all"] },
-      { headers: { Authorization: basic(username, "password123") } },
-    );
-    assert.equal(token.status, 201);
-    assertClientType("AccessToken", token.data);
-    assert.equal(typeof token.data.sha1, "string");
-    return { client: client(token.data.sha1), token: token.data.sha1 as string };
-  }
+  const person = (username: string) => giteaJsPerson(forge.url, forge.adminToken, username);
 
   test("an organization, a team with units_map, a member and an organization repository", async () => {
     const ada = await person("ada");

@@ -30,6 +30,29 @@ interface Team {
   units_map: Record<string, string>;
   organization: { username: string };
 }
+interface Label {
+  id: number;
+  name: string;
+}
+interface Milestone {
+  id: number;
+  title: string;
+  open_issues: number;
+  closed_issues: number;
+}
+interface Comment {
+  id: number;
+  body: string;
+}
+interface Issue {
+  number: number;
+  title: string;
+  state: string;
+  closed_at: string | null;
+  labels: Label[];
+  milestone: Milestone | null;
+  assignees: User[];
+}
 
 forEachForge("Python clients (py-gitea, giteapy) against the forge", (forge) => {
   const json = { "content-type": "application/json" };
@@ -271,6 +294,135 @@ forEachForge("Python clients (py-gitea, giteapy) against the forge", (forge) => 
     assert.equal(moved.body.full_name, "catco/nulls");
     const byId = await cat.call<Repo>("GET", `/repositories/${made.body.id}`, undefined, "Repository");
     assert.equal(byId.body.full_name, "catco/nulls");
+  });
+
+  test("an issue's life as py-gitea and giteapy send it: labels, milestone, assignees, comments, relabel, close", async () => {
+    const gil = await person("gil");
+    await person("hue");
+    assert.equal((await gil.call("POST", "/user/repos", { name: "desk", description: null })).status, 201);
+    assert.equal(
+      (await gil.call("PUT", "/repos/gil/desk/collaborators/hue", { permission: "write" })).status,
+      204,
+    );
+    const label = async (name: string, color: string) => {
+      const made = await gil.call<Label>(
+        "POST",
+        "/repos/gil/desk/labels",
+        { name, color, description: "", exclusive: null, is_archived: null },
+        "Label",
+      );
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      return made.body;
+    };
+    const bug = await label("bug", "#ee0701");
+    const ui = await label("ui", "0052cc");
+    const milestone = await gil.call<Milestone>(
+      "POST",
+      "/repos/gil/desk/milestones",
+      { title: "v1", description: "first", due_on: null, state: "open" },
+      "Milestone",
+    );
+    assert.equal(milestone.status, 201, JSON.stringify(milestone.body));
+
+    const opened = await gil.call<Issue>(
+      "POST",
+      "/repos/gil/desk/issues",
+      {
+        title: "printer on fire",
+        body: "",
+        assignee: null,
+        assignees: ["gil", "hue"],
+        closed: false,
+        due_date: null,
+        labels: [bug.id],
+        milestone: milestone.body.id,
+        ref: null,
+      },
+      "Issue",
+    );
+    assert.equal(opened.status, 201, JSON.stringify(opened.body));
+    assert.deepEqual(
+      opened.body.labels.map((l) => l.name),
+      ["bug"],
+    );
+    assert.equal(opened.body.milestone?.title, "v1");
+    assert.deepEqual(opened.body.assignees.map((user) => user.login).sort(), ["gil", "hue"]);
+    const other = await gil.call<Issue>("POST", "/repos/gil/desk/issues", {
+      title: "still open",
+      labels: null,
+    });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    const path = `/repos/gil/desk/issues/${opened.body.number}`;
+
+    const comment = await gil.call<Comment>("POST", `${path}/comments`, { body: "smoke seen" }, "Comment");
+    assert.equal(comment.status, 201, JSON.stringify(comment.body));
+    const edited = await gil.call<Comment>(
+      "PATCH",
+      `/repos/gil/desk/issues/comments/${comment.body.id}`,
+      { body: "fire seen" },
+      "Comment",
+    );
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(edited.body.body, "fire seen");
+    const comments = await gil.call<Comment[]>("GET", `${path}/comments`, undefined, "Comment[]");
+    assert.deepEqual(
+      comments.body.map((c) => c.body),
+      ["fire seen"],
+    );
+
+    const added = await gil.call<Label[]>("POST", `${path}/labels`, { labels: [ui.id] }, "Label[]");
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    assert.deepEqual(added.body.map((l) => l.name).sort(), ["bug", "ui"]);
+    assert.equal((await gil.call("DELETE", `${path}/labels/${bug.id}`)).status, 204);
+    const labels = await gil.call<Label[]>("GET", `${path}/labels`, undefined, "Label[]");
+    assert.deepEqual(
+      labels.body.map((l) => l.name),
+      ["ui"],
+    );
+
+    // py-gitea's Issue.commit sends its fields, the unchanged ones as None.
+    const closed = await gil.call<Issue>(
+      "PATCH",
+      path,
+      {
+        state: "closed",
+        title: null,
+        body: null,
+        assignee: null,
+        assignees: null,
+        milestone: null,
+        due_date: null,
+        unset_due_date: null,
+        ref: null,
+      },
+      "Issue",
+    );
+    assert.equal(closed.status, 201, JSON.stringify(closed.body));
+    assert.equal(closed.body.state, "closed");
+    assert.equal(typeof closed.body.closed_at, "string");
+    assert.equal(closed.body.title, "printer on fire", "null leaves a field as it was");
+    assert.equal(closed.body.milestone?.title, "v1");
+    assert.equal(closed.body.assignees.length, 2);
+
+    const listed = await gil.call<Issue[]>(
+      "GET",
+      "/repos/gil/desk/issues?state=closed&type=issues",
+      undefined,
+      "Issue[]",
+    );
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.map((issue) => issue.number),
+      [opened.body.number],
+    );
+    assert.equal(listed.headers.get("x-total-count"), "1");
+    const counted = await gil.call<Milestone>(
+      "GET",
+      `/repos/gil/desk/milestones/${milestone.body.id}`,
+      undefined,
+      "Milestone",
+    );
+    assert.deepEqual([counted.body.open_issues, counted.body.closed_issues], [0, 1]);
   });
 
   test("giteapy's auth settings: access_token query, Authorization token header, basic auth, Sudo header", async () => {

@@ -40,7 +40,7 @@ function checkNamed(name: string, value: unknown, at: string, problems: string[]
     check(declaration.type, value, at, problems);
     return;
   }
-  // Gitea's Go structs render nil pointers, slices and maps as null; scalars are never null.
+  // Gitea's Go structs render nil pointers, slices and maps as null; other scalars are never null.
   if (value === null) return;
   if (typeof value !== "object" || Array.isArray(value)) {
     problems.push(`${at}: not an object`);
@@ -54,8 +54,14 @@ function checkNamed(name: string, value: unknown, at: string, problems: string[]
       if (!member.questionToken) problems.push(`${at}.${field}: missing`);
       continue;
     }
+    // A Go *time.Time (an issue's closed_at, a milestone's due_on) renders nil as null too.
+    if (record[field] === null && isDateTime(member)) continue;
     check(member.type, record[field], `${at}.${field}`, problems);
   }
+}
+
+function isDateTime(member: ts.PropertySignature): boolean {
+  return ts.getJSDocTags(member).some((tag) => tag.tagName.text === "format" && tag.comment === "date-time");
 }
 
 function check(type: ts.TypeNode, value: unknown, at: string, problems: string[]): void {
