@@ -2,7 +2,7 @@
  * Text search through the database's own index instead of a LIKE scan: an FTS5 table on SQLite, a
  * GIN-indexed tsvector on PostgreSQL. An index holds one entry per document (a row of another
  * table, by id); services keep it in step by calling `indexText` in the transaction that writes
- * the document, and query it with `matchingDocs`.
+ * the document, and query it with `textMatch`.
  *
  * Matching is by words and word prefixes: every word of the query must begin a word of the
  * document, whatever the case ("crash" finds "Crashes", "Crashing"). That is the issue search of
