@@ -122,6 +122,32 @@ describe("fuzzer", () => {
     );
   });
 
+  test("a report shows a request of any size by its start, runs of a unit counted", () => {
+    const body = Buffer.alloc(11 * 1024 * 1024, "a");
+    const path = `/items/${"%00".repeat(400_000)}x`;
+    const report = describeFindings(
+      {
+        sent: 1,
+        findings: [
+          {
+            index: 7,
+            operation: "PATCH /items/{id}",
+            request: { method: "PATCH", path, headers: { sudo: "ab".repeat(40) }, body, auth: "admin" },
+            problem: "answered 500 in 3 ms: {}",
+          },
+        ],
+      },
+      settings(),
+      "some.test.ts",
+    );
+    assert.ok(report.includes(`PATCH /items/[%00×400000]x (${path.length} chars) [admin]`), report);
+    assert.ok(report.includes(`sudo: "[ab×40] (80 chars)"`), report);
+    assert.ok(
+      report.includes(`body (${body.length} bytes): "[a×${body.length}] (${body.length} chars)"`),
+      report,
+    );
+  });
+
   test("a handler that blocks the event loop is found", async () => {
     const url = await start((_path, body) => {
       if (body.length < 1_000_000) return undefined;

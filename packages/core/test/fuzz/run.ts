@@ -104,12 +104,35 @@ export async function fuzzService(options: {
   return { sent, findings };
 }
 
+/** How many times `unit` follows itself in `text` from `start`. */
+function repeats(text: string, start: number, unit: string): number {
+  let count = 0;
+  while (text.startsWith(unit, start + count * unit.length)) count++;
+  return count;
+}
+
+const RUN_UNITS = [1, 2, 3];
+const SHORTEST_RUN = 10;
+
 /** The start of a text, runs of a repeated unit (`%00%00…`) written once with their count. */
 function excerpt(text: string, length: number): string {
-  const runs = text.replace(
-    /(.{1,3}?)\1{9,}/gs,
-    (run, unit: string) => `[${unit}×${run.length / unit.length}]`,
-  );
+  // A scan that stops once the excerpt is long enough: a regex backtracks through a whole run, and
+  // one of 11 MB overflows its stack.
+  let runs = "";
+  let at = 0;
+  while (at < text.length && runs.length <= length) {
+    const unit = RUN_UNITS.map((size) => text.slice(at, at + size)).find(
+      (candidate) => repeats(text, at, candidate) >= SHORTEST_RUN,
+    );
+    if (unit === undefined) {
+      runs += text[at];
+      at++;
+    } else {
+      const count = repeats(text, at, unit);
+      runs += `[${unit}×${count}]`;
+      at += count * unit.length;
+    }
+  }
   const shown = runs.length <= length ? runs : `${runs.slice(0, length)}…`;
   return shown === text ? text : `${shown} (${text.length} chars)`;
 }
