@@ -176,6 +176,38 @@ describe("fuzzer", () => {
     assert.deepEqual(result.findings, []);
   });
 
+  test("an error answer out of the API's shape is found, when the target says what its shape is", async () => {
+    const url = await start((_path, _body, method) => (method === "PATCH" ? 422 : undefined));
+    const seen: string[] = [];
+    const shaped = (required: string) => ({
+      ...target,
+      errorShape: (answer: { method: string; status: number; contentType: string; body: string }) => {
+        // Node's own refusals (431 for headers over its limit) come without a body.
+        if (answer.body === "") return undefined;
+        seen.push(`${answer.status} ${answer.contentType} ${answer.body}`);
+        return required in JSON.parse(answer.body) ? undefined : `no ${required}`;
+      },
+    });
+    const fuzz = (required: string) =>
+      fuzzService({
+        url,
+        document: DOCUMENT,
+        target: shaped(required),
+        settings: settings(),
+        healthPath: "/health",
+      });
+    assert.deepEqual((await fuzz("message")).findings, []);
+    assert.ok(seen.includes('422 application/json {"message":"x"}'), seen.join("\n"));
+    const result = await fuzz("url");
+    assert.ok(result.findings.length > 0);
+    for (const finding of result.findings)
+      assert.match(finding.problem, /^answered (404|405|422) out of shape \(no url\): \{"message":"x"\}$/);
+    assert.match(
+      describeFindings(result, settings(), "some.test.ts"),
+      /: answered 422 out of shape \(\d+×\)/,
+    );
+  });
+
   test("a connection the server drops is found", async () => {
     const url = await start((_path, _body, method) => (method === "PATCH" ? "drop" : undefined));
     const result = await run(url);

@@ -27,11 +27,19 @@ function plan(operations: Operation[]): Operation[] {
   ];
 }
 
-function problemOf(outcome: Outcome, boundMs: number): string | undefined {
+function problemOf(
+  outcome: Outcome,
+  boundMs: number,
+  checked?: { target: Target; method: string },
+): string | undefined {
   if (outcome.kind === "timeout") return `no answer within ${boundMs} ms`;
   if (outcome.kind === "error") return `connection failed (${outcome.code}) after ${outcome.ms} ms`;
   if (outcome.status >= 500) return `answered ${outcome.status} in ${outcome.ms} ms: ${outcome.excerpt}`;
   if (outcome.ms > boundMs) return `answered ${outcome.status} only after ${outcome.ms} ms`;
+  const shape =
+    outcome.error &&
+    checked?.target.errorShape?.({ method: checked.method, status: outcome.status, ...outcome.error });
+  if (shape) return `answered ${outcome.status} out of shape (${shape}): ${outcome.excerpt}`;
   return undefined;
 }
 
@@ -42,7 +50,7 @@ function isSlow(outcome: Outcome, boundMs: number): boolean {
 /**
  * Sends `perRoute` malformed requests to every operation of the service's OpenAPI document, one at
  * a time, while a health check runs beside them; answers every 5xx, failed connection, slow answer
- * and slow health check.
+ * and slow health check, and every 4xx out of the API's error shape when the target tells it.
  */
 export async function fuzzService(options: {
   url: string;
@@ -92,7 +100,10 @@ export async function fuzzService(options: {
         const again = await send(base, agent, request, settings.boundMs);
         if (!isSlow(again, settings.boundMs)) outcome = again;
       }
-      const problem = problemOf(outcome, settings.boundMs);
+      const problem = problemOf(outcome, settings.boundMs, {
+        target: options.target,
+        method: request.method,
+      });
       sent++;
       if (problem) findings.push({ ...current, problem });
     }
@@ -140,8 +151,9 @@ function excerpt(text: string, length: number): string {
 /** The kind of a problem without its details: what findings are grouped by. */
 function kindOf(problem: string): string {
   return (
-    /^(answered \d+ only after|answered \d+|no answer|connection failed|health check)/.exec(problem)?.[1] ??
-    problem
+    /^(answered \d+ only after|answered \d+ out of shape|answered \d+|no answer|connection failed|health check)/.exec(
+      problem,
+    )?.[1] ?? problem
   );
 }
 

@@ -165,6 +165,23 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
           const service = /\/(git-upload-pack|git-receive-pack)$/.exec(operation.path)?.[1];
           return service ? [`application/x-${service}-request`] : [];
         },
+        // Gitea's `{message, url}` (404s add `errors`); a HEAD answer has no body.
+        errorShape: ({ method, contentType, body }) => {
+          if (method === "HEAD") return undefined;
+          if (!contentType.startsWith("application/json")) return `content type "${contentType}"`;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            return "not JSON";
+          }
+          const { message, url, errors, ...extra } = parsed as Record<string, unknown>;
+          const shaped =
+            typeof message === "string" && typeof url === "string" && Object.keys(extra).length === 0;
+          return shaped && (errors === undefined || Array.isArray(errors))
+            ? undefined
+            : "not Gitea's {message, url}";
+        },
         junkHeaders: (random) => ({
           sudo: random.pick(["", "nobody", "fuzzvictim", "root", "../x", "a".repeat(5000)]),
           "x-forwarded-for": random.pick(["junk", "::1, 1.2.3.4", "999.999.999.999"]),
