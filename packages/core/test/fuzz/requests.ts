@@ -27,6 +27,8 @@ export interface Target {
   junkHeaders?: (random: Random) => Record<string, string>;
   /** What is wrong with an error answer (4xx) that is not in the API's error shape; nothing when it is. */
   errorShape?: (answer: {
+    /** The operation's path template, e.g. /api/v1/repos/{owner}/{repo}. */
+    operation: string;
     method: string;
     status: number;
     contentType: string;

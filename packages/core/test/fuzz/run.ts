@@ -30,7 +30,7 @@ function plan(operations: Operation[]): Operation[] {
 function problemOf(
   outcome: Outcome,
   boundMs: number,
-  checked?: { target: Target; method: string },
+  checked?: { target: Target; operation: string; method: string },
 ): string | undefined {
   if (outcome.kind === "timeout") return `no answer within ${boundMs} ms`;
   if (outcome.kind === "error") return `connection failed (${outcome.code}) after ${outcome.ms} ms`;
@@ -38,7 +38,12 @@ function problemOf(
   if (outcome.ms > boundMs) return `answered ${outcome.status} only after ${outcome.ms} ms`;
   const shape =
     outcome.error &&
-    checked?.target.errorShape?.({ method: checked.method, status: outcome.status, ...outcome.error });
+    checked?.target.errorShape?.({
+      operation: checked.operation,
+      method: checked.method,
+      status: outcome.status,
+      ...outcome.error,
+    });
   if (shape) return `answered ${outcome.status} out of shape (${shape}): ${outcome.excerpt}`;
   return undefined;
 }
@@ -102,6 +107,7 @@ export async function fuzzService(options: {
       }
       const problem = problemOf(outcome, settings.boundMs, {
         target: options.target,
+        operation: operation.path,
         method: request.method,
       });
       sent++;

@@ -165,9 +165,12 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
           const service = /\/(git-upload-pack|git-receive-pack)$/.exec(operation.path)?.[1];
           return service ? [`application/x-${service}-request`] : [];
         },
-        // Gitea's `{message, url}` (404s add `errors`); a HEAD answer has no body.
-        errorShape: ({ method, contentType, body }) => {
+        // Gitea's `{message, url}` (404s add `errors`); a HEAD answer has no body, nor has Gitea's
+        // answer about a comment of another repository or a change to it the caller may not make.
+        errorShape: ({ operation, method, status, contentType, body }) => {
           if (method === "HEAD") return undefined;
+          if (body === "" && /\/comments\/\{id\}$/.test(operation) && (status === 403 || status === 404))
+            return undefined;
           if (!contentType.startsWith("application/json")) return `content type "${contentType}"`;
           let parsed: unknown;
           try {
