@@ -78,6 +78,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 // Methods whose body both APIs ignore, as their originals do, unless the route declares one.
 const BODY_IGNORED = new Set(["GET", "HEAD", "DELETE"]);
+// Node's own limit on a request's headers, request line included (its default --max-http-header-size).
+const MAX_PARAM_LENGTH = 16 * 1024;
 
 function rootUrlOf(option: HttpServerOptions["rootUrl"]): () => URL {
   return typeof option === "function" ? option : () => option;
@@ -103,6 +105,11 @@ export function publicUrl(rootUrl: URL, url: string): URL {
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const rootUrl = rootUrlOf(options.rootUrl);
   const bodyLimit = options.bodyLimit ?? 10 * 1024 * 1024;
+  const answer = (reply: FastifyReply, request: FastifyRequest, problem: HttpProblem) => {
+    const mapped = options.mapError(problem, { request, rootUrl: rootUrl() });
+    if (mapped.headers) reply.headers(mapped.headers);
+    return reply.status(mapped.status).send(mapped.body);
+  };
   const app = Fastify({
     loggerInstance: options.logger.child({}, { serializers: { req: requestLogFields } }),
     bodyLimit,
@@ -113,7 +120,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter is as long as the request line lets it be (a milestone is named by a title
+    // of up to 255 characters); the route decides what is too long, in the API's words.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // What the router refuses before any route (a path with an invalid percent-escape), too.
+    frameworkErrors: (error, request, reply) => answer(reply, request, classifyError(error, request)),
     forceCloseConnections: "idle",
     // A request Node could not read (an unknown method, headers over the limit, too slow): answered
     // in the API's shape too, though no route and no request object exist.
@@ -133,11 +144,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     },
   });
   app.decorateRequest("rootUrl", { getter: rootUrl });
-  const answer = (reply: FastifyReply, request: FastifyRequest, problem: HttpProblem) => {
-    const mapped = options.mapError(problem, { request, rootUrl: rootUrl() });
-    if (mapped.headers) reply.headers(mapped.headers);
-    return reply.status(mapped.status).send(mapped.body);
-  };
 
   // A callback hook, not an async one: it runs on every request and has nothing to wait for. It is
   // the first hook, so no service hook (authentication reads `?token=`, `?sudo=`) nor any query

@@ -122,6 +122,32 @@ describe("fuzzer", () => {
     );
   });
 
+  test("a report shows a request of any size by its start, runs of a unit counted", () => {
+    const body = Buffer.alloc(11 * 1024 * 1024, "a");
+    const path = `/items/${"%00".repeat(400_000)}x`;
+    const report = describeFindings(
+      {
+        sent: 1,
+        findings: [
+          {
+            index: 7,
+            operation: "PATCH /items/{id}",
+            request: { method: "PATCH", path, headers: { sudo: "ab".repeat(40) }, body, auth: "admin" },
+            problem: "answered 500 in 3 ms: {}",
+          },
+        ],
+      },
+      settings(),
+      "some.test.ts",
+    );
+    assert.ok(report.includes(`PATCH /items/[%00×400000]x (${path.length} chars) [admin]`), report);
+    assert.ok(report.includes(`sudo: "[ab×40] (80 chars)"`), report);
+    assert.ok(
+      report.includes(`body (${body.length} bytes): "[a×${body.length}] (${body.length} chars)"`),
+      report,
+    );
+  });
+
   test("a handler that blocks the event loop is found", async () => {
     const url = await start((_path, body) => {
       if (body.length < 1_000_000) return undefined;
@@ -148,6 +174,38 @@ describe("fuzzer", () => {
     const result = await run(url);
     assert.equal(slowOnce, false, "no PATCH was sent");
     assert.deepEqual(result.findings, []);
+  });
+
+  test("an error answer out of the API's shape is found, when the target says what its shape is", async () => {
+    const url = await start((_path, _body, method) => (method === "PATCH" ? 422 : undefined));
+    const seen: string[] = [];
+    const shaped = (required: string) => ({
+      ...target,
+      errorShape: (answer: { method: string; status: number; contentType: string; body: string }) => {
+        // Node's own refusals (431 for headers over its limit) come without a body.
+        if (answer.body === "") return undefined;
+        seen.push(`${answer.status} ${answer.contentType} ${answer.body}`);
+        return required in JSON.parse(answer.body) ? undefined : `no ${required}`;
+      },
+    });
+    const fuzz = (required: string) =>
+      fuzzService({
+        url,
+        document: DOCUMENT,
+        target: shaped(required),
+        settings: settings(),
+        healthPath: "/health",
+      });
+    assert.deepEqual((await fuzz("message")).findings, []);
+    assert.ok(seen.includes('422 application/json {"message":"x"}'), seen.join("\n"));
+    const result = await fuzz("url");
+    assert.ok(result.findings.length > 0);
+    for (const finding of result.findings)
+      assert.match(finding.problem, /^answered (404|405|422) out of shape \(no url\): \{"message":"x"\}$/);
+    assert.match(
+      describeFindings(result, settings(), "some.test.ts"),
+      /: answered 422 out of shape \(\d+×\)/,
+    );
   });
 
   test("a connection the server drops is found", async () => {

@@ -25,6 +25,15 @@ export interface Target {
   binaryTypes?: (operation: Operation) => string[];
   /** Extra headers the service reads (e.g. forge's Sudo), with junk values. */
   junkHeaders?: (random: Random) => Record<string, string>;
+  /** What is wrong with an error answer (4xx) that is not in the API's error shape; nothing when it is. */
+  errorShape?: (answer: {
+    /** The operation's path template, e.g. /api/v1/repos/{owner}/{repo}. */
+    operation: string;
+    method: string;
+    status: number;
+    contentType: string;
+    body: string;
+  }) => string | undefined;
 }
 
 /** Percent-encoding that takes any string (a lone surrogate goes as U+FFFD). */

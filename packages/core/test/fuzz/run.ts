@@ -27,11 +27,24 @@ function plan(operations: Operation[]): Operation[] {
   ];
 }
 
-function problemOf(outcome: Outcome, boundMs: number): string | undefined {
+function problemOf(
+  outcome: Outcome,
+  boundMs: number,
+  checked?: { target: Target; operation: string; method: string },
+): string | undefined {
   if (outcome.kind === "timeout") return `no answer within ${boundMs} ms`;
   if (outcome.kind === "error") return `connection failed (${outcome.code}) after ${outcome.ms} ms`;
   if (outcome.status >= 500) return `answered ${outcome.status} in ${outcome.ms} ms: ${outcome.excerpt}`;
   if (outcome.ms > boundMs) return `answered ${outcome.status} only after ${outcome.ms} ms`;
+  const shape =
+    outcome.error &&
+    checked?.target.errorShape?.({
+      operation: checked.operation,
+      method: checked.method,
+      status: outcome.status,
+      ...outcome.error,
+    });
+  if (shape) return `answered ${outcome.status} out of shape (${shape}): ${outcome.excerpt}`;
   return undefined;
 }
 
@@ -42,7 +55,7 @@ function isSlow(outcome: Outcome, boundMs: number): boolean {
 /**
  * Sends `perRoute` malformed requests to every operation of the service's OpenAPI document, one at
  * a time, while a health check runs beside them; answers every 5xx, failed connection, slow answer
- * and slow health check.
+ * and slow health check, and every 4xx out of the API's error shape when the target tells it.
  */
 export async function fuzzService(options: {
   url: string;
@@ -92,7 +105,11 @@ export async function fuzzService(options: {
         const again = await send(base, agent, request, settings.boundMs);
         if (!isSlow(again, settings.boundMs)) outcome = again;
       }
-      const problem = problemOf(outcome, settings.boundMs);
+      const problem = problemOf(outcome, settings.boundMs, {
+        target: options.target,
+        operation: operation.path,
+        method: request.method,
+      });
       sent++;
       if (problem) findings.push({ ...current, problem });
     }
@@ -104,12 +121,35 @@ export async function fuzzService(options: {
   return { sent, findings };
 }
 
+/** How many times `unit` follows itself in `text` from `start`. */
+function repeats(text: string, start: number, unit: string): number {
+  let count = 0;
+  while (text.startsWith(unit, start + count * unit.length)) count++;
+  return count;
+}
+
+const RUN_UNITS = [1, 2, 3];
+const SHORTEST_RUN = 10;
+
 /** The start of a text, runs of a repeated unit (`%00%00…`) written once with their count. */
 function excerpt(text: string, length: number): string {
-  const runs = text.replace(
-    /(.{1,3}?)\1{9,}/gs,
-    (run, unit: string) => `[${unit}×${run.length / unit.length}]`,
-  );
+  // A scan that stops once the excerpt is long enough: a regex backtracks through a whole run, and
+  // one of 11 MB overflows its stack.
+  let runs = "";
+  let at = 0;
+  while (at < text.length && runs.length <= length) {
+    const unit = RUN_UNITS.map((size) => text.slice(at, at + size)).find(
+      (candidate) => repeats(text, at, candidate) >= SHORTEST_RUN,
+    );
+    if (unit === undefined) {
+      runs += text[at];
+      at++;
+    } else {
+      const count = repeats(text, at, unit);
+      runs += `[${unit}×${count}]`;
+      at += count * unit.length;
+    }
+  }
   const shown = runs.length <= length ? runs : `${runs.slice(0, length)}…`;
   return shown === text ? text : `${shown} (${text.length} chars)`;
 }
@@ -117,8 +157,9 @@ function excerpt(text: string, length: number): string {
 /** The kind of a problem without its details: what findings are grouped by. */
 function kindOf(problem: string): string {
   return (
-    /^(answered \d+ only after|answered \d+|no answer|connection failed|health check)/.exec(problem)?.[1] ??
-    problem
+    /^(answered \d+ only after|answered \d+ out of shape|answered \d+|no answer|connection failed|health check)/.exec(
+      problem,
+    )?.[1] ?? problem
   );
 }
 

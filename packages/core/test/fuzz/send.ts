@@ -2,11 +2,19 @@ import { type Agent, request } from "node:http";
 import type { FuzzRequest } from "./requests.ts";
 
 export type Outcome =
-  | { kind: "answer"; status: number; excerpt: string; ms: number }
+  | {
+      kind: "answer";
+      status: number;
+      excerpt: string;
+      ms: number;
+      /** An error answer (4xx, 5xx) whole, up to ERROR_BODY characters, and its content type. */
+      error?: { contentType: string; body: string };
+    }
   | { kind: "timeout"; ms: number }
   | { kind: "error"; code: string; ms: number };
 
 const EXCERPT = 300;
+const ERROR_BODY = 64 * 1024;
 
 /**
  * Sends a request with node:http (not fetch: the path must reach the server as written, `..`,
@@ -28,14 +36,18 @@ export function send(base: URL, agent: Agent, fuzz: FuzzRequest, boundMs: number
     const outgoing = request(
       { host: base.hostname, port: base.port, method: fuzz.method, path: fuzz.path, headers, agent },
       (incoming) => {
-        let excerpt = "";
+        const status = incoming.statusCode ?? 0;
+        const keep = status >= 400 ? ERROR_BODY : EXCERPT;
+        let text = "";
         incoming.setEncoding("utf8");
         incoming.on("data", (chunk: string) => {
-          if (excerpt.length < EXCERPT) excerpt += chunk.slice(0, EXCERPT - excerpt.length);
+          if (text.length < keep) text += chunk.slice(0, keep - text.length);
         });
-        incoming.on("end", () =>
-          settle({ kind: "answer", status: incoming.statusCode ?? 0, excerpt, ms: ms() }),
-        );
+        incoming.on("end", () => {
+          const contentType = String(incoming.headers["content-type"] ?? "");
+          const error = status >= 400 ? { contentType, body: text } : undefined;
+          settle({ kind: "answer", status, excerpt: text.slice(0, EXCERPT), ms: ms(), error });
+        });
         incoming.on("error", (error: NodeJS.ErrnoException) =>
           settle({ kind: "error", code: error.code ?? error.message, ms: ms() }),
         );

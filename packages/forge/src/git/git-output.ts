@@ -28,8 +28,9 @@ export interface GitOutput {
 
 /**
  * git's stdout as a response body. A failure after the start breaks the body off rather than end
- * it, so a client never takes a truncated pack for a complete one. Backpressure reaches git
- * through the pipe.
+ * it, so a client never takes a truncated pack for a complete one; a request git refused after
+ * the start (the client's fault) ends it, git having said why. Backpressure reaches git through
+ * the pipe.
  */
 export function gitOutput(git: GitProcess, options: GitOutputOptions): GitOutput {
   const started = Promise.withResolvers<void>();
@@ -78,9 +79,12 @@ export function gitOutput(git: GitProcess, options: GitOutputOptions): GitOutput
   void git.exited.then(async (exit) => {
     exited = true;
     const fault = await options.input;
+    const refused = exit.code === 0 ? undefined : options.clientFault?.(exit);
     if (fault) fail(fault);
-    else if (exit.code !== 0) fail(options.clientFault?.(exit) ?? new GitCommandError(git.args, exit));
-    else body.end();
+    // git refused the request after it began answering: what it wrote (an `ERR` packet saying why)
+    // is its whole answer, which the client reads to its end.
+    else if (exit.code === 0 || (refused && begun)) body.end();
+    else fail(refused ?? new GitCommandError(git.args, exit));
   });
   return { body, started: started.promise };
 }

@@ -48,9 +48,12 @@ export function requestBodyFault(error: Error): GitHttpError | undefined {
 // What git dies with when the request itself is malformed: pkt-line framing it cannot read
 // (`bad line length character: zzzz`), a stream that ends inside a packet (`the remote end hung
 // up unexpectedly`), or packets in the wrong place (`protocol error: expected old/new/ref`, v2's
-// `unknown capability` …). Failures of the server (a broken repository, no disk space) say otherwise.
+// `unknown capability` …), or a want of an object the repository does not offer (`not our ref`,
+// after git told the client so in an `ERR` packet). Failures of the server (a broken repository, no
+// disk space) say otherwise.
 const MALFORMED_REQUEST = [
   "protocol error",
+  "not our ref",
   "the remote end hung up unexpectedly",
   "expected flush after",
   "unexpected line",

@@ -47,6 +47,23 @@ forEachForge("malformed git requests over HTTP", (forge) => {
     assert.equal(refs.status, 200);
     await refs.body?.cancel();
   });
+
+  test("a want of an object the repository does not have is git's ERR packet, not a broken connection", async () => {
+    const { token } = await makePerson(forge.url, forge.adminToken, "wanting");
+    const created = await api(forge.url, "POST", "/user/repos", {
+      token,
+      body: { name: "public", auto_init: true },
+    });
+    assert.equal(created.status, 201);
+    const missing = "0".repeat(40);
+    for (const body of [`0032want ${missing}\n0000`, `0032want ${missing}\n00000009done\n`]) {
+      const answer = await post("/wanting/public.git", "git-upload-pack", body);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get("content-type"), "application/x-git-upload-pack-result");
+      // The whole body arrives: reading it fails if the connection is broken off.
+      assert.equal(await answer.text(), `0049ERR upload-pack: not our ref ${missing}`);
+    }
+  });
 });
 
 forEachForge("branch names before git", (forge) => {

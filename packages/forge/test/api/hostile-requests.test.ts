@@ -85,6 +85,18 @@ forEachForge("forge API: hostile requests and wire semantics", (forge) => {
     assert.equal(key.status, 422);
   });
 
+  test("a path with an invalid percent-escape is a 400 in Gitea's shape", async () => {
+    for (const segment of ["%zz", "%", "%E0%A4%A", "%ff"]) {
+      const path = `/repos/root/anything/issues/${segment}`;
+      const answer = await api<GiteaError>(forge.url, "GET", path, { token: forge.adminToken });
+      assert.equal(answer.status, 400, segment);
+      assert.deepEqual(answer.body, {
+        message: `'/api/v1${path}' is not a valid url component`,
+        url: "http://forge.test/api/swagger",
+      });
+    }
+  });
+
   test("an integer beyond what a column holds, in a path, a query or a body, is a 422, never a database error", async () => {
     const token = forge.adminToken;
     for (const [method, path] of [

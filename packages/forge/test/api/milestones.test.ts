@@ -146,6 +146,19 @@ forEachForge("forge milestones: a repository's milestones, as Gitea keeps them",
     assert.equal((await call(cast.olga, "GET", `/repos/olga/plans/milestones/${elsewhere.id}`)).status, 404);
   });
 
+  test("a title of up to 255 characters names its milestone in a path too", async () => {
+    const long = await made(cast.olga, "olga/plans", { title: "long ".repeat(51).trim() });
+    const path = `/repos/olga/plans/milestones/${encodeURIComponent(long.title)}`;
+    const found = await call(cast.rita, "GET", path, undefined, "Milestone");
+    assert.equal(found.status, 200, JSON.stringify(found.body));
+    assert.deepEqual(found.body, long);
+    const edited = await call(cast.olga, "PATCH", path, { description: "found" }, "Milestone");
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(edited.body.description, "found");
+    assert.equal((await call(cast.olga, "DELETE", path)).status, 204);
+    assert.equal((await call(cast.olga, "GET", path)).status, 404);
+  });
+
   test("PATCH /repos/{o}/{r}/milestones/{id}: closing stamps closed_at, reopening clears it; an empty title changes nothing", async () => {
     const milestone = await made(cast.olga, "olga/plans", {
       title: "to edit",

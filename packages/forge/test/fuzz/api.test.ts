@@ -12,6 +12,7 @@ const FILE = "packages/forge/test/fuzz/api.test.ts";
 
 forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests", (forge) => {
   const valid: Record<string, string[]> = {};
+  let idsOf: (path: string) => string[] = () => [];
 
   before(async () => {
     const ok = (answer: { status: number; body: unknown }, what: string) =>
@@ -38,20 +39,103 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       await api(forge.url, "PUT", "/repos/root/fuzzrepo/collaborators/fuzzvictim", { token, body: {} }),
       "collaborator",
     );
-    // An active hook: its ping is a delivery (refused: the default host list allows no loopback).
-    const hook = await api<{ id: number }>(forge.url, "POST", "/repos/root/fuzzrepo/hooks", {
+    // Active hooks: a ping is a delivery (refused: the default host list allows no loopback).
+    const hookBody = {
+      type: "gitea",
+      config: { url: "http://127.0.0.1:1/", content_type: "json" },
+      events: ["issues", "issue_comment"],
+      active: true,
+    };
+    const hooks: Record<string, string> = {};
+    for (const [place, path] of Object.entries({
+      repos: "/repos/root/fuzzrepo/hooks",
+      orgs: "/orgs/fuzzorg/hooks",
+      user: "/user/hooks",
+      admin: "/admin/hooks",
+    })) {
+      const hook = await api<{ id: number }>(forge.url, "POST", path, { token, body: hookBody });
+      ok(hook, `${place} hook`);
+      hooks[place] = String(hook.body.id);
+    }
+    const ping = await api(forge.url, "POST", `/repos/root/fuzzrepo/hooks/${hooks.repos}/tests`, { token });
+    ok(ping, "hook test");
+
+    // An issue with every part the issue routes name: a label, a milestone, an assignee, a
+    // comment, reactions, a subscriber, a pin and a deadline.
+    const repoPath = "/repos/root/fuzzrepo";
+    const label = await api<{ id: number }>(forge.url, "POST", `${repoPath}/labels`, {
       token,
-      body: { type: "gitea", config: { url: "http://127.0.0.1:1/", content_type: "json" }, active: true },
+      body: { name: "fuzzlabel", color: "#00aabb" },
     });
-    ok(hook, "hook");
+    ok(label, "label");
+    const orgLabel = await api<{ id: number }>(forge.url, "POST", "/orgs/fuzzorg/labels", {
+      token,
+      body: { name: "fuzzorglabel", color: "ff0000" },
+    });
+    ok(orgLabel, "org label");
+    const milestone = await api<{ id: number }>(forge.url, "POST", `${repoPath}/milestones`, {
+      token,
+      body: { title: "fuzzmilestone" },
+    });
+    ok(milestone, "milestone");
+    const issue = await api<{ number: number }>(forge.url, "POST", `${repoPath}/issues`, {
+      token,
+      body: {
+        title: "fuzz issue",
+        body: "for the fuzzer",
+        assignees: ["fuzzvictim"],
+        labels: [label.body.id],
+        milestone: milestone.body.id,
+      },
+    });
+    ok(issue, "issue");
+    const index = String(issue.body.number);
+    const comment = await api<{ id: number }>(forge.url, "POST", `${repoPath}/issues/${index}/comments`, {
+      token,
+      body: { body: "a comment" },
+    });
+    ok(comment, "comment");
+    for (const path of [
+      `${repoPath}/issues/${index}/reactions`,
+      `${repoPath}/issues/comments/${comment.body.id}/reactions`,
+    ])
+      ok(await api(forge.url, "POST", path, { token, body: { content: "+1" } }), "reaction");
+    ok(
+      await api(forge.url, "PUT", `${repoPath}/issues/${index}/subscriptions/fuzzvictim`, { token }),
+      "subscription",
+    );
+    ok(await api(forge.url, "POST", `${repoPath}/issues/${index}/pin`, { token }), "pin");
+    ok(
+      await api(forge.url, "POST", `${repoPath}/issues/${index}/deadline`, {
+        token,
+        body: { due_date: "2030-01-01T00:00:00Z" },
+      }),
+      "deadline",
+    );
+
+    // `id` names a different object on each family of routes.
+    const ids: [RegExp, string[]][] = [
+      [/\/repos\/[^/]+\/[^/]+\/hooks\//, [hooks.repos]],
+      [/\/orgs\/[^/]+\/hooks\//, [hooks.orgs]],
+      [/\/user\/hooks\//, [hooks.user]],
+      [/\/admin\/hooks\//, [hooks.admin]],
+      [/\/orgs\/[^/]+\/labels\//, [String(orgLabel.body.id)]],
+      [/\/labels\/\{id\}/, [String(label.body.id)]],
+      [/\/milestones\//, [String(milestone.body.id), "fuzzmilestone"]],
+      [/\/comments\/\{id\}/, [String(comment.body.id)]],
+      [/\/teams\//, [String(team.body.id)]],
+    ];
+    idsOf = (path) => ids.find(([pattern]) => pattern.test(path))?.[1] ?? [String(team.body.id), "1"];
     Object.assign(valid, {
       username: ["fuzzvictim"],
       collaborator: ["fuzzvictim"],
+      user: ["fuzzvictim", "root"],
       org: ["fuzzorg"],
       owner: ["root", "fuzzorg"],
       repo: ["fuzzrepo"],
       reponame: ["fuzzrepo"],
-      id: [String(team.body.id), String(hook.body.id), "1"],
+      index: [index],
+      position: ["1", "2"],
       delivery: ["1"],
       topic: ["fuzz"],
       branch: ["main"],
@@ -69,7 +153,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       healthPath: "/api/healthz",
       target: {
         adminAuthorization: `token ${forge.adminToken}`,
-        validValues: (name) => valid[name] ?? [],
+        validValues: (name, path) => (name === "id" ? idsOf(path) : (valid[name] ?? [])),
         // Gitea reads these on every route; git's smart HTTP reads `service`.
         queryParameters: {
           token: { type: "string" },
@@ -80,6 +164,26 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
         binaryTypes: (operation) => {
           const service = /\/(git-upload-pack|git-receive-pack)$/.exec(operation.path)?.[1];
           return service ? [`application/x-${service}-request`] : [];
+        },
+        // Gitea's `{message, url}` (404s add `errors`); a HEAD answer has no body, nor has Gitea's
+        // answer about a comment of another repository or a change to it the caller may not make.
+        errorShape: ({ operation, method, status, contentType, body }) => {
+          if (method === "HEAD") return undefined;
+          if (body === "" && /\/comments\/\{id\}$/.test(operation) && (status === 403 || status === 404))
+            return undefined;
+          if (!contentType.startsWith("application/json")) return `content type "${contentType}"`;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            return "not JSON";
+          }
+          const { message, url, errors, ...extra } = parsed as Record<string, unknown>;
+          const shaped =
+            typeof message === "string" && typeof url === "string" && Object.keys(extra).length === 0;
+          return shaped && (errors === undefined || Array.isArray(errors))
+            ? undefined
+            : "not Gitea's {message, url}";
         },
         junkHeaders: (random) => ({
           sudo: random.pick(["", "nobody", "fuzzvictim", "root", "../x", "a".repeat(5000)]),
