@@ -137,12 +137,14 @@ forEachDatabase("outbox worker", (database) => {
     const [queued] = await queue(request("", { url: `http://127.0.0.1:${port}/down` }));
     const failed = await withWorker({ retries: [100, 200] }, async (wake) => {
       wake();
-      // Between attempts the row waits for its time to come.
-      const waiting = await waitFor("the first attempt", async () => {
+      // Between attempts the row waits for its time to come, unclaimed, with the first failure
+      // recorded (while an attempt is in flight the row is claimed and already counts it).
+      const waiting = await waitFor("the first attempt's result", async () => {
         const rows = await db.selectFrom("outbox_delivery").selectAll().where("id", "=", queued.id).execute();
-        return rows[0].attempts === 1 && rows[0].status === "pending" ? rows[0] : undefined;
+        const [row] = rows;
+        return row.attempts === 1 && row.status === "pending" && row.claimed_until === null ? row : undefined;
       });
-      assert.equal(waiting.claimed_until, null);
+      assert.match(waiting.error ?? "", /ECONNREFUSED/);
       return settled(db, TOPIC, nextTopicId, queued.id);
     });
     assert.equal(failed.status, "failed");
