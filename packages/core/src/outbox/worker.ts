@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { sql } from "kysely";
+import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import { claimed } from "../db/claims.ts";
 import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
@@ -70,27 +70,57 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
 
   const stored = (date: Date) => toStoredTime(date, dialect);
 
-  async function claim(id: number, now: Date): Promise<OutboxRow | undefined> {
-    const result = await db
+  const unclaimed =
+    (now: Date) => (eb: ExpressionBuilder<Record<typeof OUTBOX_TABLE, OutboxRow>, typeof OUTBOX_TABLE>) =>
+      eb.and([
+        eb("status", "=", "pending"),
+        eb("next_attempt_at", "<=", stored(now)),
+        eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]),
+      ]);
+
+  // Whether anything is due, by a plain read: on SQLite every write, even one that changes no
+  // row, empties the results the API keeps (prepared.ts), so an idle poll must not write.
+  async function anyDue(now: Date): Promise<boolean> {
+    const row = await db
+      .selectFrom(OUTBOX_TABLE)
+      .select("id")
+      .where(unclaimed(now))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  // Claims up to `limit` due rows in one conditional update: the WHERE is checked again on each
+  // row as it is written (PostgreSQL re-reads a row a concurrent claimer has just committed;
+  // SQLite runs writers one at a time), so two workers never both win a row. SKIP LOCKED lets a
+  // PostgreSQL worker take other rows than the ones a concurrent claim is writing.
+  async function claim(trx: AnyKysely, limit: number, now: Date): Promise<OutboxRow[]> {
+    const due = trx
+      .selectFrom(OUTBOX_TABLE)
+      .select("id")
+      .where(unclaimed(now))
+      .orderBy("next_attempt_at")
+      .orderBy("id")
+      .limit(limit);
+    // On PostgreSQL the ids are read once (`= any(array(…))`): as `in (…)` the planner may run the
+    // locking subquery again for each row it updates, and every rerun skips the rows just claimed
+    // and finds others, so the update took all 100 due rows for a limit of 4.
+    const chosen =
+      dialect === "postgres"
+        ? sql<SqlBool>`id = any(array(${due.forUpdate().skipLocked()}))`
+        : sql<SqlBool>`id in (${due})`;
+    const rows = await trx
       .updateTable(OUTBOX_TABLE)
       .set({
         claimed_until: stored(new Date(now.getTime() + leaseMs)),
         claimed_by: worker,
         attempts: sql`attempts + 1`,
       })
-      .where("id", "=", id)
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", stored(now))
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]))
-      .executeTakeFirstOrThrow();
-    if (!claimed(result)) return undefined;
-    const row = await db
-      .selectFrom(OUTBOX_TABLE)
-      .selectAll()
-      .where("id", "=", id)
-      .where("claimed_by", "=", worker)
-      .executeTakeFirst();
-    return row as OutboxRow | undefined;
+      .where(chosen)
+      .where(unclaimed(now))
+      .returningAll()
+      .execute();
+    return (rows as OutboxRow[]).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   function outcome(row: OutboxRow, result: AttemptResult, now: Date) {
@@ -112,30 +142,31 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return { ...common, next_attempt_at: stored(new Date(now.getTime() + wait)) };
   }
 
+  interface Finished {
+    id: number;
+    changes: ReturnType<typeof outcome>;
+    log: Record<string, unknown>;
+  }
+  // Results not yet written: each settle writes all of them in one transaction, so a drain costs
+  // a write per batch rather than two per delivery (on SQLite each write also empties the API's
+  // kept results).
+  const finished: Finished[] = [];
+
   async function deliver(row: OutboxRow): Promise<void> {
     const id = Number(row.id);
     const log = { delivery: id, topic: row.topic, topicId: Number(row.topic_id), attempt: row.attempts };
-    try {
-      const result = await attemptDelivery(
-        {
-          url: row.url,
-          method: row.method,
-          headers: JSON.parse(row.request_headers),
-          body: row.request_body,
-        },
-        allowed,
-        timeoutMs,
-      );
-      const changes = outcome(row, result, new Date());
-      const written = await db
-        .updateTable(OUTBOX_TABLE)
-        .set(changes)
-        .where("id", "=", id)
-        .where("claimed_by", "=", worker)
-        .where("status", "=", "pending")
-        .executeTakeFirstOrThrow();
+    const result = await attemptDelivery(
+      { url: row.url, method: row.method, headers: JSON.parse(row.request_headers), body: row.request_body },
+      allowed,
+      timeoutMs,
+    );
+    finished.push({ id, changes: outcome(row, result, new Date()), log });
+  }
+
+  function report(results: Finished[], written: boolean[]) {
+    results.forEach(({ changes, log }, i) => {
       const status = "status" in changes ? changes.status : "pending";
-      if (!claimed(written))
+      if (!written[i])
         logger.warn(log, "outbox: the claim on a delivery lapsed before its result was written");
       else if (status === "delivered") logger.debug(log, "outbox: delivered");
       else
@@ -143,9 +174,44 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
           { ...log, status, answer: changes.response_status, error: changes.error },
           "outbox: delivery failed",
         );
+    });
+  }
+
+  // PostgreSQL commits a transaction's statements with one WAL flush. SQLite's commits cost little
+  // in WAL mode, and a transaction there would hold the file's write lock across awaits, during
+  // which another connection of this process (a second worker) would block the thread for its
+  // busy_timeout; each statement is its own commit there.
+  function inOneCommit<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+    return dialect === "postgres" ? db.transaction().execute(work) : work(db);
+  }
+
+  // Writes the finished results and claims up to `free` due rows, together.
+  async function settle(free: number, now: Date): Promise<OutboxRow[]> {
+    const results = finished.splice(0);
+    const due = free > 0 && (await anyDue(now));
+    if (results.length === 0 && !due) return [];
+    try {
+      const { written, rows } = await inOneCommit(async (trx) => {
+        const written: boolean[] = [];
+        for (const { id, changes } of results) {
+          const update = await trx
+            .updateTable(OUTBOX_TABLE)
+            .set(changes)
+            .where("id", "=", id)
+            .where("claimed_by", "=", worker)
+            .where("status", "=", "pending")
+            .executeTakeFirstOrThrow();
+          written.push(claimed(update));
+        }
+        return { written, rows: due ? await claim(trx, free, now) : [] };
+      });
+      report(results, written);
+      return rows;
     } catch (error) {
-      // The claim stays until its lease lapses; then the row is tried again.
-      logger.error({ ...log, err: error }, "outbox: a delivery's result could not be written");
+      // The claims stay until their leases lapse; then the rows are tried again.
+      for (const { log } of results)
+        logger.error({ ...log, err: error }, "outbox: a delivery's result could not be written");
+      throw error;
     }
   }
 
@@ -162,34 +228,29 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
 
   async function poll(): Promise<void> {
     await sweep(new Date());
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
-    const now = new Date();
-    // More candidates than free slots: other processes may win some of them.
-    const candidates = await db
-      .selectFrom(OUTBOX_TABLE)
-      .select("id")
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", stored(now))
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]))
-      .orderBy("next_attempt_at")
-      .orderBy("id")
-      .limit(free + concurrency)
-      .execute();
-    let taken = 0;
-    for (const candidate of candidates) {
-      if (taken === free || stopped) break;
-      const row = await claim(Number(candidate.id), now);
-      if (row === undefined) continue;
-      taken++;
-      const delivery: Promise<void> = deliver(row).finally(() => {
-        inFlight.delete(delivery);
-        wake();
-      });
+    const rows = await settle(stopped ? 0 : concurrency - inFlight.size, new Date());
+    for (const row of rows) {
+      const delivery: Promise<void> = deliver(row)
+        // The claim stays until its lease lapses; then the row is tried again.
+        .catch((error) => logger.error({ delivery: Number(row.id), err: error }, "outbox: a delivery failed"))
+        .finally(() => {
+          inFlight.delete(delivery);
+          wakeSoon();
+        });
       inFlight.add(delivery);
     }
-    // Every slot filled and more may be due, or rows lost to other processes: look again at once.
-    if (taken < free && candidates.length === free + concurrency) pollAgain = true;
+  }
+
+  // Deliveries that end in one turn of the event loop are settled together, after the I/O of
+  // that turn (the API's requests among it) has been served.
+  let wakeQueued = false;
+  function wakeSoon() {
+    if (wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      wake();
+    });
   }
 
   function schedule() {
@@ -227,6 +288,10 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       clearTimeout(timer);
       await polling;
       await Promise.all(inFlight);
+      if (finished.length > 0)
+        await settle(0, new Date()).catch((error) =>
+          logger.error({ err: error }, "outbox: writing the last results failed"),
+        );
     },
   };
 }
