@@ -5,7 +5,7 @@ import { claimed } from "../db/claims.ts";
 import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
 import type { Logger } from "../log/logger.ts";
-import { type AttemptResult, attemptDelivery } from "./deliver.ts";
+import { type AttemptResult, attemptDelivery, DeliveryAgents } from "./deliver.ts";
 import { type AllowedHosts, parseAllowedHostList } from "./hosts.ts";
 import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 
@@ -63,6 +63,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
   let sweptAt = 0;
   const worker = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const inFlight = new Set<Promise<void>>();
+  const agents = new DeliveryAgents();
   let polling: Promise<void> | undefined;
   let pollAgain = false;
   let stopped = false;
@@ -159,6 +160,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       { url: row.url, method: row.method, headers: JSON.parse(row.request_headers), body: row.request_body },
       allowed,
       timeoutMs,
+      agents,
     );
     finished.push({ id, changes: outcome(row, result, new Date()), log });
   }
@@ -292,6 +294,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
         await settle(0, new Date()).catch((error) =>
           logger.error({ err: error }, "outbox: writing the last results failed"),
         );
+      agents.close();
     },
   };
 }

@@ -259,6 +259,37 @@ forEachDatabase("outbox worker", (database) => {
     assert.equal(receiver.hitsTo("/mixed").length, 0);
   });
 
+  test("connections are kept alive per host and checked address, never shared between hosts", async () => {
+    nextTopicId++;
+    const port = new URL(receiver.url).port;
+    const realLookup = dns.promises.lookup;
+    dns.promises.lookup = (async (host: string) =>
+      host === "kept.test"
+        ? [{ address: "127.0.0.1", family: 4 }]
+        : []) as unknown as typeof dns.promises.lookup;
+    try {
+      const queued = await queue(
+        ...Array.from({ length: 6 }, (_, i) =>
+          request("", {
+            url: i % 2 === 0 ? `${receiver.url}/by-address` : `http://kept.test:${port}/by-name`,
+          }),
+        ),
+      );
+      await withWorker({ concurrency: 1 }, async (wake) => {
+        wake();
+        for (const q of queued)
+          assert.equal((await settled(db, TOPIC, nextTopicId, q.id)).status, "delivered");
+      });
+    } finally {
+      dns.promises.lookup = realLookup;
+    }
+    const byAddress = new Set(receiver.hitsTo("/by-address").map((hit) => hit.connection));
+    const byName = new Set(receiver.hitsTo("/by-name").map((hit) => hit.connection));
+    assert.equal(byAddress.size, 1, "three deliveries, one after the other, on one connection");
+    assert.equal(byName.size, 1);
+    assert.notDeepEqual([...byAddress], [...byName], "the other host's connection is not reused");
+  });
+
   test("a redirect is not followed: it is a failed answer", async () => {
     nextTopicId++;
     receiver.on("/moved", (_request, response) =>
