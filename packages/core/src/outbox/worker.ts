@@ -91,10 +91,13 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return row !== undefined;
   }
 
-  // Claims up to `limit` due rows in one conditional update: the WHERE is checked again on each
-  // row as it is written (PostgreSQL re-reads a row a concurrent claimer has just committed;
-  // SQLite runs writers one at a time), so two workers never both win a row. SKIP LOCKED lets a
-  // PostgreSQL worker take other rows than the ones a concurrent claim is writing.
+  // Claims up to `limit` due rows in one update whose subquery picks them. On PostgreSQL the
+  // WHERE is checked again on a row a concurrent claim has just written (and SKIP LOCKED lets it
+  // take other rows than those), so two workers never both win a row; the ids are read once
+  // (`= any(array(…))`), since as `in (…)` the planner may run the locking subquery again for each
+  // row it updates, every rerun skipping the rows just claimed: a limit of 4 took 100 rows. SQLite
+  // runs the whole statement under its write lock, so what the subquery read still holds; checked
+  // again there, the conditions led its planner to walk every due row of the index per claim.
   async function claim(trx: AnyKysely, limit: number, now: Date): Promise<OutboxRow[]> {
     const due = trx
       .selectFrom(OUTBOX_TABLE)
@@ -103,13 +106,6 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       .orderBy("next_attempt_at")
       .orderBy("id")
       .limit(limit);
-    // On PostgreSQL the ids are read once (`= any(array(…))`): as `in (…)` the planner may run the
-    // locking subquery again for each row it updates, and every rerun skips the rows just claimed
-    // and finds others, so the update took all 100 due rows for a limit of 4.
-    const chosen =
-      dialect === "postgres"
-        ? sql<SqlBool>`id = any(array(${due.forUpdate().skipLocked()}))`
-        : sql<SqlBool>`id in (${due})`;
     const rows = await trx
       .updateTable(OUTBOX_TABLE)
       .set({
@@ -117,8 +113,10 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
         claimed_by: worker,
         attempts: sql`attempts + 1`,
       })
-      .where(chosen)
-      .where(unclaimed(now))
+      .$if(dialect === "postgres", (update) =>
+        update.where(sql<SqlBool>`id = any(array(${due.forUpdate().skipLocked()}))`).where(unclaimed(now)),
+      )
+      .$if(dialect === "sqlite", (update) => update.where(sql<SqlBool>`id in (${due})`))
       .returningAll()
       .execute();
     return (rows as OutboxRow[]).sort((a, b) => Number(a.id) - Number(b.id));
