@@ -64,6 +64,8 @@ function fixedLookup(addresses: LookupAddress[]): LookupFunction {
 
 /** Agents kept at once; past it the oldest is closed. */
 const KEPT_AGENTS = 64;
+/** How long an idle kept connection stays open: less than the 5 s after which node servers close theirs. */
+const KEPT_IDLE_MS = 4000;
 
 /**
  * Kept-alive connections, one agent per target and set of checked addresses: a connection is only
@@ -82,7 +84,13 @@ export class DeliveryAgents {
       // Most recently used last, so the oldest is the first to go.
       this.#agents.delete(key);
     } else {
-      const options = { keepAlive: true, maxFreeSockets: 16, scheduling: "lifo" as const };
+      const options = {
+        keepAlive: true,
+        maxFreeSockets: 16,
+        scheduling: "lifo" as const,
+        // The agent closes a kept connection that stays idle this long (only idle ones).
+        timeout: KEPT_IDLE_MS,
+      };
       agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
       if (this.#agents.size >= KEPT_AGENTS) {
         const [oldest, old] = this.#agents.entries().next().value as [string, http.Agent];
