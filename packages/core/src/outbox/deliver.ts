@@ -128,7 +128,7 @@ function exchange(
   addresses: LookupAddress[],
   request: AttemptRequest,
   deadline: number,
-  agent: http.Agent,
+  agent: http.Agent | false,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = request.method === "GET" ? undefined : Buffer.from(request.body);
@@ -238,9 +238,10 @@ export async function attemptDelivery(
     const agent = agents.for(url, addresses);
     const answer = await exchange(url, host, addresses, request, deadline, agent).catch((error) => {
       // A kept connection the receiver closed while it was idle fails before anything was read
-      // from it: the request goes again, once, on a new connection.
+      // from it: the request goes again, once, on a connection of its own (the agent's other idle
+      // ones to that receiver are likely closed too).
       if (!error?.reusedSocket || error.code !== "ECONNRESET") throw error;
-      return exchange(url, host, addresses, request, deadline, agent);
+      return exchange(url, host, addresses, request, deadline, false);
     });
     return { kind: "answered", ...answer, durationMs: duration() };
   } catch (error) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import dns from "node:dns";
+import net from "node:net";
 import { after, before, test } from "node:test";
 import { type AnyKysely, createDb, type Database, toStoredTime } from "../../src/db/index.ts";
 import { createLogger } from "../../src/log/index.ts";
@@ -288,6 +289,41 @@ forEachDatabase("outbox worker", (database) => {
     assert.equal(byAddress.size, 1, "three deliveries, one after the other, on one connection");
     assert.equal(byName.size, 1);
     assert.notDeepEqual([...byAddress], [...byName], "the other host's connection is not reused");
+  });
+
+  test("a kept connection the receiver dropped is tried again once, on a new connection", async () => {
+    nextTopicId++;
+    let requests = 0;
+    const answered = new WeakSet<net.Socket>();
+    // Answers the first request of each connection and keeps it open; a second request on one is
+    // dropped unanswered, as by a receiver that closed the connection while it was idle.
+    const server = net.createServer((socket) => {
+      socket.on("data", () => {
+        requests++;
+        if (answered.has(socket)) return socket.destroy();
+        answered.add(socket);
+        socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      const queued = await queue(
+        request("", { url: `http://127.0.0.1:${port}/first` }),
+        request("", { url: `http://127.0.0.1:${port}/second` }),
+      );
+      await withWorker({ concurrency: 1 }, async (wake) => {
+        wake();
+        for (const q of queued) {
+          const delivery = await settled(db, TOPIC, nextTopicId, q.id);
+          assert.equal(delivery.status, "delivered");
+          assert.equal(delivery.attempts, 1);
+        }
+      });
+    } finally {
+      server.close();
+    }
+    assert.equal(requests, 3, "the second delivery went on the kept connection, then on a new one");
   });
 
   test("a redirect is not followed: it is a failed answer", async () => {
