@@ -10,8 +10,8 @@ import { type AllowedHosts, parseAllowedHostList } from "./hosts.ts";
 import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 
 // Delivers what queueDelivery wrote. Every process of a service runs a worker on the shared
-// database; a worker claims a due row with a conditional update (claims.ts) that sets a lease, so
-// each row is sent by one process at a time, and a process killed mid-delivery leaves a lease
+// database; a worker claims due rows, as many as it has free slots, with one conditional update
+// (claims.ts) that sets a lease, so each row is sent by one process at a time, and a process killed mid-delivery leaves a lease
 // that lapses and lets the row be claimed again (the receiver may then see it twice, with the
 // same delivery UUID to tell). The lease outlasts an attempt, which the timeout bounds.
 
