@@ -8,7 +8,8 @@ import type { AllowedHosts } from "./hosts.ts";
 // list, then connect to those very addresses (a custom lookup), so a name that resolves
 // differently a moment later (DNS rebinding) cannot send the request somewhere unchecked. Plain
 // node:http rather than fetch: fetch cannot be handed a lookup without the undici package.
-// Redirects are never followed: a redirect is an answer like any other non-2xx.
+// Redirects are never followed: a redirect is an answer like any other non-2xx. Connections are
+// kept alive per checked target (DeliveryAgents), never shared between hosts or address sets.
 
 /** What is kept of a receiver's answer body. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
@@ -61,6 +62,52 @@ function fixedLookup(addresses: LookupAddress[]): LookupFunction {
   };
 }
 
+/** Agents kept at once; past it the oldest is closed. */
+const KEPT_AGENTS = 64;
+/** How long an idle kept connection stays open: less than the 5 s after which node servers close theirs. */
+const KEPT_IDLE_MS = 4000;
+
+/**
+ * Kept-alive connections, one agent per target and set of checked addresses: a connection is only
+ * ever reused for the host, port and addresses it was opened for, so a pooled connection can never
+ * carry a request to an address that was not checked for that request's host. Close it when the
+ * worker stops.
+ */
+export class DeliveryAgents {
+  readonly #agents = new Map<string, http.Agent>();
+
+  /** The agent for a request to `url` whose host resolved to `addresses`, all of them checked. */
+  for(url: URL, addresses: LookupAddress[]): http.Agent {
+    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).join(",")}`;
+    let agent = this.#agents.get(key);
+    if (agent !== undefined) {
+      // Most recently used last, so the oldest is the first to go.
+      this.#agents.delete(key);
+    } else {
+      const options = {
+        keepAlive: true,
+        maxFreeSockets: 16,
+        scheduling: "lifo" as const,
+        // The agent closes a kept connection that stays idle this long (only idle ones).
+        timeout: KEPT_IDLE_MS,
+      };
+      agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+      if (this.#agents.size >= KEPT_AGENTS) {
+        const [oldest, old] = this.#agents.entries().next().value as [string, http.Agent];
+        this.#agents.delete(oldest);
+        old.destroy();
+      }
+    }
+    this.#agents.set(key, agent);
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+  }
+}
+
 function flatHeaders(message: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.headers)) {
@@ -81,6 +128,7 @@ function exchange(
   addresses: LookupAddress[],
   request: AttemptRequest,
   deadline: number,
+  agent: http.Agent | false,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = request.method === "GET" ? undefined : Buffer.from(request.body);
@@ -97,21 +145,21 @@ function exchange(
           ? undefined
           : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
       lookup: fixedLookup(addresses),
-      // A fresh connection per attempt: a pooled one could lead to an address checked for another host.
-      agent: false,
+      agent,
     });
     let answer: Answer | undefined;
     const chunks: Buffer[] = [];
     let kept = 0;
     let finished = false;
-    const finish = () => {
+    // A connection whose answer was read to its end goes back to the agent; any other is closed.
+    const finish = (complete = false) => {
       clearTimeout(timer);
       if (answer === undefined || finished) return;
       finished = true;
       // PostgreSQL's text cannot hold NUL, which a binary answer may contain.
       answer.body = Buffer.concat(chunks).toString("utf8").replaceAll("\0", "\uFFFD");
       resolve(answer);
-      outgoing.destroy();
+      if (!complete) outgoing.destroy();
     };
     // Past the deadline an answer already begun counts with the body read so far.
     const timer = setTimeout(
@@ -125,7 +173,7 @@ function exchange(
     );
     outgoing.on("error", (error) => {
       clearTimeout(timer);
-      if (answer === undefined) reject(error);
+      if (answer === undefined) reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket }));
       else finish();
     });
     outgoing.on("response", (incoming) => {
@@ -138,9 +186,9 @@ function exchange(
         }
         if (kept >= RESPONSE_BODY_LIMIT) finish();
       });
-      incoming.on("end", finish);
-      incoming.on("close", finish);
-      incoming.on("error", finish);
+      incoming.on("end", () => finish(true));
+      incoming.on("close", () => finish());
+      incoming.on("error", () => finish());
     });
     outgoing.end(body);
   });
@@ -157,6 +205,7 @@ export async function attemptDelivery(
   request: AttemptRequest,
   allowed: AllowedHosts,
   timeoutMs: number,
+  agents: DeliveryAgents,
 ): Promise<AttemptResult> {
   const started = performance.now();
   const duration = () => Math.round(performance.now() - started);
@@ -186,7 +235,14 @@ export async function attemptDelivery(
       const where = refused === undefined || refused.address === host ? host : `${host} (${refused.address})`;
       return { kind: "refused", error: `${where} is not an allowed host`, durationMs: duration() };
     }
-    const answer = await exchange(url, host, addresses, request, deadline);
+    const agent = agents.for(url, addresses);
+    const answer = await exchange(url, host, addresses, request, deadline, agent).catch((error) => {
+      // A kept connection the receiver closed while it was idle fails before anything was read
+      // from it: the request goes again, once, on a connection of its own (the agent's other idle
+      // ones to that receiver are likely closed too).
+      if (!error?.reusedSocket || error.code !== "ECONNRESET") throw error;
+      return exchange(url, host, addresses, request, deadline, false);
+    });
     return { kind: "answered", ...answer, durationMs: duration() };
   } catch (error) {
     return { kind: "failed", error: describe(error, timeoutMs), durationMs: duration() };

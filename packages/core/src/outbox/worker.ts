@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { sql } from "kysely";
+import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import { claimed } from "../db/claims.ts";
 import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
 import type { Logger } from "../log/logger.ts";
-import { type AttemptResult, attemptDelivery } from "./deliver.ts";
+import { type AttemptResult, attemptDelivery, DeliveryAgents } from "./deliver.ts";
 import { type AllowedHosts, parseAllowedHostList } from "./hosts.ts";
 import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 
 // Delivers what queueDelivery wrote. Every process of a service runs a worker on the shared
-// database; a worker claims a due row with a conditional update (claims.ts) that sets a lease, so
-// each row is sent by one process at a time, and a process killed mid-delivery leaves a lease
+// database; a worker claims due rows, as many as it has free slots, with one conditional update
+// (claims.ts) that sets a lease, so each row is sent by one process at a time, and a process killed mid-delivery leaves a lease
 // that lapses and lets the row be claimed again (the receiver may then see it twice, with the
 // same delivery UUID to tell). The lease outlasts an attempt, which the timeout bounds.
 
@@ -63,6 +63,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
   let sweptAt = 0;
   const worker = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const inFlight = new Set<Promise<void>>();
+  const agents = new DeliveryAgents();
   let polling: Promise<void> | undefined;
   let pollAgain = false;
   let stopped = false;
@@ -70,27 +71,55 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
 
   const stored = (date: Date) => toStoredTime(date, dialect);
 
-  async function claim(id: number, now: Date): Promise<OutboxRow | undefined> {
-    const result = await db
+  const unclaimed =
+    (now: Date) => (eb: ExpressionBuilder<Record<typeof OUTBOX_TABLE, OutboxRow>, typeof OUTBOX_TABLE>) =>
+      eb.and([
+        eb("status", "=", "pending"),
+        eb("next_attempt_at", "<=", stored(now)),
+        eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]),
+      ]);
+
+  // Whether anything is due, by a plain read: on SQLite every write, even one that changes no
+  // row, empties the results the API keeps (prepared.ts), so an idle poll must not write.
+  async function anyDue(now: Date): Promise<boolean> {
+    const row = await db
+      .selectFrom(OUTBOX_TABLE)
+      .select("id")
+      .where(unclaimed(now))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  // Claims up to `limit` due rows in one update whose subquery picks them. On PostgreSQL the
+  // WHERE is checked again on a row a concurrent claim has just written (and SKIP LOCKED lets it
+  // take other rows than those), so two workers never both win a row; the ids are read once
+  // (`= any(array(…))`), since as `in (…)` the planner may run the locking subquery again for each
+  // row it updates, every rerun skipping the rows just claimed: a limit of 4 took 100 rows. SQLite
+  // runs the whole statement under its write lock, so what the subquery read still holds; checked
+  // again there, the conditions led its planner to walk every due row of the index per claim.
+  async function claim(trx: AnyKysely, limit: number, now: Date): Promise<OutboxRow[]> {
+    const due = trx
+      .selectFrom(OUTBOX_TABLE)
+      .select("id")
+      .where(unclaimed(now))
+      .orderBy("next_attempt_at")
+      .orderBy("id")
+      .limit(limit);
+    const rows = await trx
       .updateTable(OUTBOX_TABLE)
       .set({
         claimed_until: stored(new Date(now.getTime() + leaseMs)),
         claimed_by: worker,
         attempts: sql`attempts + 1`,
       })
-      .where("id", "=", id)
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", stored(now))
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]))
-      .executeTakeFirstOrThrow();
-    if (!claimed(result)) return undefined;
-    const row = await db
-      .selectFrom(OUTBOX_TABLE)
-      .selectAll()
-      .where("id", "=", id)
-      .where("claimed_by", "=", worker)
-      .executeTakeFirst();
-    return row as OutboxRow | undefined;
+      .$if(dialect === "postgres", (update) =>
+        update.where(sql<SqlBool>`id = any(array(${due.forUpdate().skipLocked()}))`).where(unclaimed(now)),
+      )
+      .$if(dialect === "sqlite", (update) => update.where(sql<SqlBool>`id in (${due})`))
+      .returningAll()
+      .execute();
+    return (rows as OutboxRow[]).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   function outcome(row: OutboxRow, result: AttemptResult, now: Date) {
@@ -112,30 +141,32 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return { ...common, next_attempt_at: stored(new Date(now.getTime() + wait)) };
   }
 
+  interface Finished {
+    id: number;
+    changes: ReturnType<typeof outcome>;
+    log: Record<string, unknown>;
+  }
+  // Results not yet written: each settle writes all of them together with the next claim, so a
+  // drain costs a few writes per batch rather than two writes and two reads per delivery (on
+  // SQLite each write also empties the results the API keeps).
+  const finished: Finished[] = [];
+
   async function deliver(row: OutboxRow): Promise<void> {
     const id = Number(row.id);
     const log = { delivery: id, topic: row.topic, topicId: Number(row.topic_id), attempt: row.attempts };
-    try {
-      const result = await attemptDelivery(
-        {
-          url: row.url,
-          method: row.method,
-          headers: JSON.parse(row.request_headers),
-          body: row.request_body,
-        },
-        allowed,
-        timeoutMs,
-      );
-      const changes = outcome(row, result, new Date());
-      const written = await db
-        .updateTable(OUTBOX_TABLE)
-        .set(changes)
-        .where("id", "=", id)
-        .where("claimed_by", "=", worker)
-        .where("status", "=", "pending")
-        .executeTakeFirstOrThrow();
+    const result = await attemptDelivery(
+      { url: row.url, method: row.method, headers: JSON.parse(row.request_headers), body: row.request_body },
+      allowed,
+      timeoutMs,
+      agents,
+    );
+    finished.push({ id, changes: outcome(row, result, new Date()), log });
+  }
+
+  function report(results: Finished[], written: boolean[]) {
+    results.forEach(({ changes, log }, i) => {
       const status = "status" in changes ? changes.status : "pending";
-      if (!claimed(written))
+      if (!written[i])
         logger.warn(log, "outbox: the claim on a delivery lapsed before its result was written");
       else if (status === "delivered") logger.debug(log, "outbox: delivered");
       else
@@ -143,9 +174,44 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
           { ...log, status, answer: changes.response_status, error: changes.error },
           "outbox: delivery failed",
         );
+    });
+  }
+
+  // PostgreSQL commits a transaction's statements with one WAL flush. SQLite's commits cost little
+  // in WAL mode, and a transaction there would hold the file's write lock across awaits, during
+  // which another connection of this process (a second worker) would block the thread for its
+  // busy_timeout; each statement is its own commit there.
+  function inOneCommit<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+    return dialect === "postgres" ? db.transaction().execute(work) : work(db);
+  }
+
+  // Writes the finished results and claims up to `free` due rows, together.
+  async function settle(free: number, now: Date): Promise<OutboxRow[]> {
+    const results = finished.splice(0);
+    try {
+      const due = free > 0 && (await anyDue(now));
+      if (results.length === 0 && !due) return [];
+      const { written, rows } = await inOneCommit(async (trx) => {
+        const written: boolean[] = [];
+        for (const { id, changes } of results) {
+          const update = await trx
+            .updateTable(OUTBOX_TABLE)
+            .set(changes)
+            .where("id", "=", id)
+            .where("claimed_by", "=", worker)
+            .where("status", "=", "pending")
+            .executeTakeFirstOrThrow();
+          written.push(claimed(update));
+        }
+        return { written, rows: due ? await claim(trx, free, now) : [] };
+      });
+      report(results, written);
+      return rows;
     } catch (error) {
-      // The claim stays until its lease lapses; then the row is tried again.
-      logger.error({ ...log, err: error }, "outbox: a delivery's result could not be written");
+      // The claims stay until their leases lapse; then the rows are tried again.
+      for (const { log } of results)
+        logger.error({ ...log, err: error }, "outbox: a delivery's result could not be written");
+      throw error;
     }
   }
 
@@ -162,34 +228,29 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
 
   async function poll(): Promise<void> {
     await sweep(new Date());
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
-    const now = new Date();
-    // More candidates than free slots: other processes may win some of them.
-    const candidates = await db
-      .selectFrom(OUTBOX_TABLE)
-      .select("id")
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", stored(now))
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", stored(now))]))
-      .orderBy("next_attempt_at")
-      .orderBy("id")
-      .limit(free + concurrency)
-      .execute();
-    let taken = 0;
-    for (const candidate of candidates) {
-      if (taken === free || stopped) break;
-      const row = await claim(Number(candidate.id), now);
-      if (row === undefined) continue;
-      taken++;
-      const delivery: Promise<void> = deliver(row).finally(() => {
-        inFlight.delete(delivery);
-        wake();
-      });
+    const rows = await settle(stopped ? 0 : concurrency - inFlight.size, new Date());
+    for (const row of rows) {
+      const delivery: Promise<void> = deliver(row)
+        // The claim stays until its lease lapses; then the row is tried again.
+        .catch((error) => logger.error({ delivery: Number(row.id), err: error }, "outbox: a delivery failed"))
+        .finally(() => {
+          inFlight.delete(delivery);
+          wakeSoon();
+        });
       inFlight.add(delivery);
     }
-    // Every slot filled and more may be due, or rows lost to other processes: look again at once.
-    if (taken < free && candidates.length === free + concurrency) pollAgain = true;
+  }
+
+  // Deliveries that end in one turn of the event loop are settled together, after the I/O of
+  // that turn (the API's requests among it) has been served.
+  let wakeQueued = false;
+  function wakeSoon() {
+    if (wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      wake();
+    });
   }
 
   function schedule() {
@@ -227,6 +288,11 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       clearTimeout(timer);
       await polling;
       await Promise.all(inFlight);
+      if (finished.length > 0)
+        await settle(0, new Date()).catch((error) =>
+          logger.error({ err: error }, "outbox: writing the last results failed"),
+        );
+      agents.close();
     },
   };
 }

@@ -11,6 +11,8 @@ export interface Hit {
   headers: IncomingMessage["headers"];
   body: string;
   at: number;
+  /** The client's end of the connection the request came on (address:port). */
+  connection: string;
 }
 
 type Handler = (request: IncomingMessage, response: ServerResponse, hit: Hit) => void;
@@ -38,6 +40,7 @@ export async function startReceiver(): Promise<Receiver> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),
+        connection: `${request.socket.remoteAddress}:${request.socket.remotePort}`,
       };
       hits.push(hit);
       const handler = handlers.get(path);
