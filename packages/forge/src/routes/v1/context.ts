@@ -4,6 +4,7 @@ import {
   type PageWindow,
   pageWindow,
   paginationHeaders,
+  type RowMemo,
   Unauthorized,
 } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -81,6 +82,43 @@ export function selfOrAdmin(caller: Caller, account: AccountRow): void {
 /** The page a list request asks for, with Gitea's limits; sets Link and X-Total-Count. */
 export function paged(context: ApiContext, request: FastifyRequest): PageWindow {
   return pageWindow(request.query as Record<string, unknown>, context.paging);
+}
+
+/** Stands for an anonymous caller among the rows of a RowMemo key. */
+export const ANONYMOUS = Object.freeze({});
+
+/** A rendered, serialized page and its total (for X-Total-Count and Link). */
+export interface KeptPage {
+  body: string;
+  total: number;
+}
+
+/**
+ * Sends a page as sendPage does, read, rendered and serialized once for as long as `rows` are
+ * the ones the database hands out (core's RowMemo: the prepared rows read before the page, the
+ * caller's account or ANONYMOUS among them). The request's URL (path, filters, page) and root URL
+ * are part of the key; `key` adds what else the page depends on that is not read from the
+ * database, such as the caller's access. Without `rows` (where nothing would ever be found again,
+ * as on PostgreSQL), the page is read and sent.
+ */
+export async function sendKeptPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  window: PageWindow,
+  memo: RowMemo<KeptPage>,
+  rows: readonly object[] | undefined,
+  key: string,
+  read: () => Promise<{ rows: unknown[]; total: number }>,
+) {
+  const fullKey = `${key} ${request.rootUrl.href} ${request.url}`;
+  let kept = rows && memo.find(rows, fullKey);
+  if (kept === undefined) {
+    const page = await read();
+    kept = { body: JSON.stringify(page.rows), total: page.total };
+    if (rows) memo.keep(rows, fullKey, kept);
+  }
+  reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
+  return reply.type("application/json; charset=utf-8").send(kept.body);
 }
 
 export function sendPage<T>(
