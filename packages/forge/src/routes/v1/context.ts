@@ -87,10 +87,32 @@ export function paged(context: ApiContext, request: FastifyRequest): PageWindow 
 /** Stands for an anonymous caller among the rows of a RowMemo key. */
 export const ANONYMOUS = Object.freeze({});
 
-/** A rendered, serialized page and its total (for X-Total-Count and Link). */
+/**
+ * A rendered page, serialized and encoded (sending a string encodes it again on every request,
+ * most of what sending a kept page cost), and its total (for X-Total-Count and Link); its body is
+ * undefined once let go.
+ */
 export interface KeptPage {
-  body: string;
+  body: Buffer | undefined;
   total: number;
+}
+
+// Pages are big (a page of issues is ~50 KB) and the rows they hang on may stay for long while
+// nothing is written (prepared() keeps up to 10,000 results a query): beyond this many bytes in
+// all, the oldest kept pages are let go.
+const KEPT_PAGES_BYTES = 64 * 1024 * 1024;
+const keptPages = new Set<KeptPage>();
+let keptBytes = 0;
+
+function rememberPage(page: KeptPage, bytes: number): void {
+  keptPages.add(page);
+  keptBytes += bytes;
+  for (const oldest of keptPages) {
+    if (keptBytes <= KEPT_PAGES_BYTES) break;
+    keptPages.delete(oldest);
+    keptBytes -= oldest.body?.length ?? 0;
+    oldest.body = undefined;
+  }
 }
 
 /**
@@ -111,14 +133,21 @@ export async function sendKeptPage(
   read: () => Promise<{ rows: unknown[]; total: number }>,
 ) {
   const fullKey = `${key} ${request.rootUrl.href} ${request.url}`;
-  let kept = rows && memo.find(rows, fullKey);
-  if (kept === undefined) {
+  const kept = rows && memo.find(rows, fullKey);
+  let body = kept?.body;
+  let total = kept?.total ?? 0;
+  if (body === undefined) {
     const page = await read();
-    kept = { body: JSON.stringify(page.rows), total: page.total };
-    if (rows) memo.keep(rows, fullKey, kept);
+    body = Buffer.from(JSON.stringify(page.rows));
+    total = page.total;
+    if (rows) {
+      const made = { body, total };
+      memo.keep(rows, fullKey, made);
+      rememberPage(made, body.length);
+    }
   }
-  reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
-  return reply.type("application/json; charset=utf-8").send(kept.body);
+  reply.headers(paginationHeaders(request.publicUrl, window, total));
+  return reply.type("application/json; charset=utf-8").send(body);
 }
 
 export function sendPage<T>(
