@@ -52,7 +52,7 @@ export async function findIssueByNumber(
 /**
  * An object that stays the same for as long as nothing prepared() reads on this database may have
  * changed (on SQLite, core's prepared.ts), for a RowMemo of values that depend on any of it; on
- * PostgreSQL a new one every time, and a round trip.
+ * PostgreSQL a new one every time, after a round trip.
  */
 export const databaseUnchanged = prepared((db: Kysely<ForgeTables>) =>
   db.selectNoFrom(sql<number>`1`.as("one")),

@@ -74,6 +74,7 @@ export function registerComments(context: ApiContext): void {
       return sendKeptPage(
         request,
         reply,
+        database,
         window,
         issueCommentPages,
         [found.repository, found.owner, issue],

@@ -9,6 +9,7 @@ import {
 } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountRow } from "../../repositories/accounts.ts";
+import { databaseUnchanged } from "../../repositories/issues.ts";
 import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
 import type { Caller } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
@@ -89,65 +90,62 @@ export const ANONYMOUS = Object.freeze({});
 
 /**
  * A rendered page, serialized and encoded (sending a string encodes it again on every request,
- * most of what sending a kept page cost), and its total (for X-Total-Count and Link); its body is
- * undefined once let go.
+ * most of what sending a kept page cost), and its total (for X-Total-Count and Link).
  */
 export interface KeptPage {
-  body: Buffer | undefined;
+  body: Buffer;
   total: number;
 }
 
 // Pages are big (a page of issues is ~50 KB) and the rows they hang on may stay for long while
-// nothing is written (prepared() keeps up to 10,000 results a query): beyond this many bytes in
-// all, the oldest kept pages are let go.
+// nothing is written (prepared() keeps up to 10,000 results a query): beyond this many bytes kept
+// while the database is unchanged, further pages are not kept. All kept pages are equally current,
+// so none is let go for a new one (which, for pages read in turn, would keep none that is read
+// again); they all go together once the database changes.
 const KEPT_PAGES_BYTES = 64 * 1024 * 1024;
-const keptPages = new Set<KeptPage>();
+let keptSince: object | undefined;
 let keptBytes = 0;
 
-function rememberPage(page: KeptPage, bytes: number): void {
-  keptPages.add(page);
-  keptBytes += bytes;
-  for (const oldest of keptPages) {
-    if (keptBytes <= KEPT_PAGES_BYTES) break;
-    keptPages.delete(oldest);
-    keptBytes -= oldest.body?.length ?? 0;
-    oldest.body = undefined;
+/** Whether a page of this many bytes may be kept while the database is as `unchanged` says. */
+function roomFor(unchanged: object, bytes: number): boolean {
+  if (unchanged !== keptSince) {
+    keptSince = unchanged;
+    keptBytes = 0;
   }
+  if (keptBytes + bytes > KEPT_PAGES_BYTES) return false;
+  keptBytes += bytes;
+  return true;
 }
 
 /**
  * Sends a page as sendPage does, read, rendered and serialized once for as long as `rows` are
  * the ones the database hands out (core's RowMemo: the prepared rows read before the page, the
- * caller's account or ANONYMOUS among them). The request's URL (path, filters, page) and root URL
- * are part of the key; `key` adds what else the page depends on that is not read from the
- * database, such as the caller's access. Without `rows` (where nothing would ever be found again,
- * as on PostgreSQL), the page is read and sent.
+ * caller's account or ANONYMOUS among them) and nothing in the database changed. The request's
+ * URL (path, filters, page) and root URL are part of the key; `key` adds what else the page
+ * depends on that is not read from the database, such as the caller's access. On PostgreSQL, where
+ * nothing would ever be found again, the page is read and sent.
  */
 export async function sendKeptPage(
   request: FastifyRequest,
   reply: FastifyReply,
+  database: ForgeDatabase,
   window: PageWindow,
   memo: RowMemo<KeptPage>,
-  rows: readonly object[] | undefined,
+  rows: readonly object[],
   key: string,
   read: () => Promise<{ rows: unknown[]; total: number }>,
 ) {
+  const unchanged = database.dialect === "sqlite" ? await databaseUnchanged(database.db) : undefined;
+  const chain = unchanged && [unchanged, ...rows];
   const fullKey = `${key} ${request.rootUrl.href} ${request.url}`;
-  const kept = rows && memo.find(rows, fullKey);
-  let body = kept?.body;
-  let total = kept?.total ?? 0;
-  if (body === undefined) {
+  let kept = chain && memo.find(chain, fullKey);
+  if (kept === undefined) {
     const page = await read();
-    body = Buffer.from(JSON.stringify(page.rows));
-    total = page.total;
-    if (rows) {
-      const made = { body, total };
-      memo.keep(rows, fullKey, made);
-      rememberPage(made, body.length);
-    }
+    kept = { body: Buffer.from(JSON.stringify(page.rows)), total: page.total };
+    if (unchanged && chain && roomFor(unchanged, kept.body.length)) memo.keep(chain, fullKey, kept);
   }
-  reply.headers(paginationHeaders(request.publicUrl, window, total));
-  return reply.type("application/json; charset=utf-8").send(body);
+  reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
+  return reply.type("application/json; charset=utf-8").send(kept.body);
 }
 
 export function sendPage<T>(

@@ -5,7 +5,7 @@ import { labelPlace, toApiIssue } from "../../convert/issue.ts";
 import { toApiLabel } from "../../convert/label.ts";
 import { apiTime } from "../../convert/time.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { databaseUnchanged, type IssueRow } from "../../repositories/issues.ts";
+import type { IssueRow } from "../../repositories/issues.ts";
 import type { LabelRow } from "../../repositories/labels.ts";
 import {
   CreateIssueOption,
@@ -119,15 +119,15 @@ export function registerIssues(context: ApiContext): void {
     async (request, reply) => {
       const window = paged(context, request);
       const viewer = request.caller?.account;
-      // A search reads from every repository the caller may read: it is kept for as long as
-      // nothing in the database may have changed (on SQLite; on PostgreSQL it is never found again).
-      const unchanged = database.dialect === "sqlite" ? await databaseUnchanged(database.db) : undefined;
+      // A search reads from every repository the caller may read: sendKeptPage keys it on the
+      // database being unchanged, and on the caller.
       return sendKeptPage(
         request,
         reply,
+        database,
         window,
         searchPages,
-        unchanged && [viewer ?? ANONYMOUS, unchanged],
+        [viewer ?? ANONYMOUS],
         `${request.caller?.scopes?.join(",")}`,
         async () => {
           const page = await searchIssues(database, readerOf(request.caller), viewer, request.query, window);
@@ -153,6 +153,7 @@ export function registerIssues(context: ApiContext): void {
       return sendKeptPage(
         request,
         reply,
+        database,
         window,
         listPages,
         [found.repository, found.owner, request.caller?.account ?? ANONYMOUS],
