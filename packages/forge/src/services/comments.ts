@@ -76,15 +76,13 @@ function checkCommentBody(body: string): void {
   checkBody(body);
 }
 
-/** Issue `index`'s comments (type 0), oldest first. */
+/** An issue's comments (type 0), oldest first. */
 export async function issueComments(
   database: ForgeDatabase,
-  context: RepositoryContext,
-  index: string,
+  issue: IssueRow,
   times: Pick<CommentFilter, "since" | "before">,
   window: Window,
 ): Promise<CommentPage> {
-  const issue = await getIssue(database, context, index);
   const page = await listIssueComments(
     database.db,
     issue.id,

@@ -169,6 +169,53 @@ forEachForge("forge issue comments: Gitea's comment API", (forge) => {
     );
   });
 
+  // One issue's comments are kept, rendered, while the rows they come from are unchanged: each
+  // change must show on the next read.
+  test("GET /issues/{index}/comments read again after a comment is added, edited or deleted, or its poster edited, shows it", async () => {
+    const opened = await openIssue(forge.url, cast.olive.token, priv);
+    const path = `/repos/${priv}/issues/${opened.number}/comments`;
+    const bodies = async () => {
+      const answer = await api<Comment[]>(forge.url, "GET", path, {
+        token: cast.rita.token,
+        shape: "Comment[]",
+      });
+      assert.equal(answer.status, 200);
+      return answer.body.map((c) => c.body);
+    };
+    assert.deepEqual(await bodies(), []);
+    const first = (await comment(cast.walt.token, priv, opened.number, { body: "first" })).body.id;
+    assert.deepEqual(await bodies(), ["first"]);
+    assert.deepEqual(await bodies(), ["first"]);
+    await comment(cast.walt.token, priv, opened.number, { body: "second" });
+    assert.deepEqual(await bodies(), ["first", "second"]);
+    const edited = await api(forge.url, "PATCH", `/repos/${priv}/issues/comments/${first}`, {
+      token: cast.walt.token,
+      body: { body: "first, edited" },
+    });
+    assert.equal(edited.status, 200);
+    assert.deepEqual(await bodies(), ["first, edited", "second"]);
+    const removed = await api(forge.url, "DELETE", `/repos/${priv}/issues/comments/${first}`, {
+      token: cast.walt.token,
+    });
+    assert.equal(removed.status, 204);
+    assert.deepEqual(await bodies(), ["second"]);
+    const renamed = await api(forge.url, "PATCH", "/admin/users/walt", {
+      token: forge.adminToken,
+      body: { source_id: 0, login_name: "walt", full_name: "Walt Kept" },
+    });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    const answer = await api<(Comment & { user: { full_name: string } })[]>(forge.url, "GET", path, {
+      token: cast.rita.token,
+    });
+    assert.equal(answer.body[0].user.full_name, "Walt Kept");
+    assert.equal(
+      (await api(forge.url, "GET", path, { token: cast.ozzy.token })).status,
+      404,
+      "an outsider, after",
+    );
+    assert.equal((await api(forge.url, "GET", path)).status, 404, "anonymous, after");
+  });
+
   test("GET /repos/{o}/{r}/issues/comments: the repository's comments, paged with X-Total-Count and Link", async () => {
     // A repository of its own, so that earlier tests do not count.
     const made = await api(forge.url, "POST", "/user/repos", {

@@ -8,6 +8,9 @@ import { assertGiteaShape } from "../support/swagger.ts";
 interface ApiUser {
   id: number;
   login: string;
+  full_name: string;
+  email: string;
+  login_name: string;
 }
 interface Label {
   id: number;
@@ -880,6 +883,74 @@ forEachForge("forge issues: lists with Gitea's filters, and the search across re
     assert.equal((await api(forge.url, "GET", "/repos/issues/search?owner=ghost")).status, 400);
     assert.equal((await api(forge.url, "GET", "/repos/issues/search?team=devs")).status, 400);
     assert.equal((await api(forge.url, "GET", "/repos/issues/search?since=never")).status, 422);
+  });
+
+  // Lists and searches are kept, rendered, while the rows they come from are unchanged: each change
+  // must show on the next read, and one caller's answer must never reach another.
+  test("a list or search read again after a label rename, a title edit or a poster's edit shows it", async () => {
+    const i1 = async (query: string) =>
+      (await list(query)).body.find((issue) => issue.title === "i1") as Issue;
+    const bug = (await i1("?type=issues")).labels[0];
+    assert.equal((await i1("?type=issues")).labels[0].name, "bug");
+    const renamed = await api<Label>(forge.url, "PATCH", `/repos/olga/lister/labels/${bug.id}`, {
+      token: cast.olga.token,
+      body: { name: "defect" },
+    });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.deepEqual(
+      (await i1("?type=issues")).labels.map((label) => label.name),
+      ["defect"],
+    );
+    const back = await api(forge.url, "PATCH", `/repos/olga/lister/labels/${bug.id}`, {
+      token: cast.olga.token,
+      body: { name: "bug" },
+    });
+    assert.equal(back.status, 200);
+    assert.equal((await i1("?type=issues")).labels[0].name, "bug");
+
+    const found = async () => titles((await search("?q=needle", "walt")).body);
+    assert.deepEqual(await found(), ["a hidden needle", "the needle in i4"]);
+    const needle = (await search("?q=needle")).body[0];
+    const edit = (title: string) =>
+      api(forge.url, "PATCH", `/repos/olga/lister/issues/${needle.number}`, {
+        token: cast.olga.token,
+        body: { title },
+      });
+    assert.equal((await edit("the needle in i4, edited")).status, 201);
+    assert.deepEqual(await found(), ["a hidden needle", "the needle in i4, edited"]);
+    assert.deepEqual(titles((await search("?q=needle")).body), ["the needle in i4, edited"]);
+    assert.ok(titles((await list("")).body).includes("the needle in i4, edited"));
+    assert.equal((await edit("the needle in i4")).status, 201);
+    assert.deepEqual(await found(), ["a hidden needle", "the needle in i4"]);
+
+    const fullName = async () => (await i1("?type=issues")).user.full_name;
+    assert.equal(await fullName(), "");
+    const edited = await api(forge.url, "PATCH", "/admin/users/walt", {
+      token: forge.adminToken,
+      body: { source_id: 0, login_name: "walt", full_name: "Walt Whitman" },
+    });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(await fullName(), "Walt Whitman");
+  });
+
+  test("a kept list or search is never another caller's: e-mails, private repositories", async () => {
+    const posterOfI1 = async (who?: "olga" | "walt" | "otto") =>
+      ((await list("?type=issues", who)).body.find((issue) => issue.title === "i1") as Issue).user;
+    const anonymous = await posterOfI1();
+    assert.match(anonymous.email, /@noreply\./);
+    const self = await posterOfI1("walt");
+    assert.doesNotMatch(self.email, /@noreply\./);
+    assert.equal(self.login_name, "walt");
+    const other = await posterOfI1("otto");
+    assert.doesNotMatch(other.email, /@noreply\./);
+    assert.equal(other.login_name, "");
+    assert.match((await posterOfI1()).email, /@noreply\./, "anonymous again, after signed-in callers");
+    for (const who of [undefined, "walt", undefined, "otto", "walt"] as const)
+      assert.deepEqual(
+        titles((await search("?q=needle", who)).body),
+        who === "walt" ? ["a hidden needle", "the needle in i4"] : ["the needle in i4"],
+        who ?? "anonymous",
+      );
   });
 });
 

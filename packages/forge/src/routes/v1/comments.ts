@@ -1,4 +1,4 @@
-import { pageWindow } from "@anvil/core";
+import { pageWindow, RowMemo } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CommentPlace, toApiComment, toTimelineComment } from "../../convert/comment.ts";
 import { labelPlace } from "../../convert/issue.ts";
@@ -16,6 +16,7 @@ import {
 } from "../../schemas/comments.ts";
 import { IssueParams } from "../../schemas/issues.ts";
 import { RepoParams } from "../../schemas/repos.ts";
+import { permissionKey } from "../../services/access.ts";
 import {
   type CommentLookup,
   commentPlace,
@@ -28,8 +29,9 @@ import {
   repositoryComments,
   timeFilter,
 } from "../../services/comments.ts";
+import { getIssue } from "../../services/issues.ts";
 import type { RepositoryContext } from "../../services/repositories.ts";
-import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
+import { type ApiContext, type KeptPage, paged, sendKeptPage, sendPage, signedIn } from "./context.ts";
 import { requestedRepository } from "./repos.ts";
 
 /** A comment found by id, or the bare status Gitea answers instead (no body at all). */
@@ -37,6 +39,11 @@ function sendLookup(reply: FastifyReply, found: CommentLookup, place: CommentPla
   if ("bare" in found) return reply.status(found.bare).send();
   return toApiComment(found.comment.row, found.comment.poster, place);
 }
+
+// One issue's comments cost more to read and render than to send: they are kept, serialized, for
+// as long as the rows they come from are unchanged (core's RowMemo; see sendKeptPage). Comments
+// show their posters as anyone may see them, so the caller is not part of the key.
+const issueCommentPages = new RowMemo<KeptPage>();
 
 // Gitea lists one issue's comments with no page or limit, all of them, and clients read the
 // answer as the whole discussion; the bound is one no real discussion reaches, with Link beyond.
@@ -62,14 +69,21 @@ export function registerComments(context: ApiContext): void {
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
       const window = pageWindow(request.query as Record<string, unknown>, ONE_ISSUE_COMMENTS);
-      const page = await issueComments(
+      const times = timeFilter(database, request.query);
+      const issue = await getIssue(database, found, request.params.index);
+      return sendKeptPage(
+        request,
+        reply,
         database,
-        found,
-        request.params.index,
-        timeFilter(database, request.query),
         window,
+        issueCommentPages,
+        [found.repository, found.owner, issue],
+        permissionKey(found.permission),
+        async () => {
+          const page = await issueComments(database, issue, times, window);
+          return { rows: page.rows.map(renderer(request, found, page.posters)), total: page.total };
+        },
       );
-      return sendPage(request, reply, window, page, renderer(request, found, page.posters));
     },
   );
 

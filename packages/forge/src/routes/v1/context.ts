@@ -4,10 +4,12 @@ import {
   type PageWindow,
   pageWindow,
   paginationHeaders,
+  type RowMemo,
   Unauthorized,
 } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountRow } from "../../repositories/accounts.ts";
+import { databaseUnchanged } from "../../repositories/issues.ts";
 import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
 import type { Caller } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
@@ -81,6 +83,69 @@ export function selfOrAdmin(caller: Caller, account: AccountRow): void {
 /** The page a list request asks for, with Gitea's limits; sets Link and X-Total-Count. */
 export function paged(context: ApiContext, request: FastifyRequest): PageWindow {
   return pageWindow(request.query as Record<string, unknown>, context.paging);
+}
+
+/** Stands for an anonymous caller among the rows of a RowMemo key. */
+export const ANONYMOUS = Object.freeze({});
+
+/**
+ * A rendered page, serialized and encoded (sending a string encodes it again on every request,
+ * most of what sending a kept page cost), and its total (for X-Total-Count and Link).
+ */
+export interface KeptPage {
+  body: Buffer;
+  total: number;
+}
+
+// Pages are big (a page of issues is ~50 KB) and the rows they hang on may stay for long while
+// nothing is written (prepared() keeps up to 10,000 results a query): beyond this many bytes kept
+// while the database is unchanged, further pages are not kept. All kept pages are equally current,
+// so none is let go for a new one (which, for pages read in turn, would keep none that is read
+// again); they all go together once the database changes.
+const KEPT_PAGES_BYTES = 64 * 1024 * 1024;
+let keptSince: object | undefined;
+let keptBytes = 0;
+
+/** Whether a page of this many bytes may be kept while the database is as `unchanged` says. */
+function roomFor(unchanged: object, bytes: number): boolean {
+  if (unchanged !== keptSince) {
+    keptSince = unchanged;
+    keptBytes = 0;
+  }
+  if (keptBytes + bytes > KEPT_PAGES_BYTES) return false;
+  keptBytes += bytes;
+  return true;
+}
+
+/**
+ * Sends a page as sendPage does, read, rendered and serialized once for as long as `rows` are
+ * the ones the database hands out (core's RowMemo: the prepared rows read before the page, the
+ * caller's account or ANONYMOUS among them) and nothing in the database changed. The request's
+ * URL (path, filters, page) and root URL are part of the key; `key` adds what else the page
+ * depends on that is not read from the database, such as the caller's access. On PostgreSQL, where
+ * nothing would ever be found again, the page is read and sent.
+ */
+export async function sendKeptPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  database: ForgeDatabase,
+  window: PageWindow,
+  memo: RowMemo<KeptPage>,
+  rows: readonly object[],
+  key: string,
+  read: () => Promise<{ rows: unknown[]; total: number }>,
+) {
+  const unchanged = database.dialect === "sqlite" ? await databaseUnchanged(database.db) : undefined;
+  const chain = unchanged && [unchanged, ...rows];
+  const fullKey = `${key} ${request.rootUrl.href} ${request.url}`;
+  let kept = chain && memo.find(chain, fullKey);
+  if (kept === undefined) {
+    const page = await read();
+    kept = { body: Buffer.from(JSON.stringify(page.rows)), total: page.total };
+    if (unchanged && chain && roomFor(unchanged, kept.body.length)) memo.keep(chain, fullKey, kept);
+  }
+  reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
+  return reply.type("application/json; charset=utf-8").send(kept.body);
 }
 
 export function sendPage<T>(

@@ -1,3 +1,4 @@
+import { RowMemo } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { labelPlace, toApiIssue } from "../../convert/issue.ts";
@@ -17,6 +18,7 @@ import {
   LockIssueOption,
 } from "../../schemas/issues.ts";
 import { RepoParams } from "../../schemas/repos.ts";
+import { permissionKey } from "../../services/access.ts";
 import {
   assignees,
   changeIssueLabels,
@@ -36,7 +38,7 @@ import {
   updateDeadline,
 } from "../../services/issues.ts";
 import type { RepositoryContext } from "../../services/repositories.ts";
-import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
+import { ANONYMOUS, type ApiContext, type KeptPage, paged, sendKeptPage, signedIn } from "./context.ts";
 import { readerOf, requestedRepository } from "./repos.ts";
 
 const IssueLabelParams = Type.Object({
@@ -80,6 +82,13 @@ async function renderIssues(
   );
 }
 
+// A page of issues costs much more to read and render (30 issues of ~1.6 KB, with their posters,
+// labels and repository) than to send: each is kept, serialized, for as long as the rows it
+// comes from are unchanged (core's RowMemo; see sendKeptPage). The poster's e-mail shows as the
+// caller may see it, so the caller's account is one of the rows.
+const listPages = new RowMemo<KeptPage>();
+const searchPages = new RowMemo<KeptPage>();
+
 /** A numeric path id, or NaN (which matches nothing). */
 function pathNumber(value: string): number {
   return /^-?\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
@@ -110,15 +119,28 @@ export function registerIssues(context: ApiContext): void {
     async (request, reply) => {
       const window = paged(context, request);
       const viewer = request.caller?.account;
-      const page = await searchIssues(database, readerOf(request.caller), viewer, request.query, window);
-      const repositories = await issueRepositories(database, page.rows, viewer);
-      const rendered = await renderIssues(
-        context,
+      // A search reads from every repository the caller may read: sendKeptPage keys it on the
+      // database being unchanged, and on the caller.
+      return sendKeptPage(
         request,
-        (row) => repositories.get(row.repo_id) as RepositoryContext,
-        page.rows,
+        reply,
+        database,
+        window,
+        searchPages,
+        [viewer ?? ANONYMOUS],
+        `${request.caller?.scopes?.join(",")}`,
+        async () => {
+          const page = await searchIssues(database, readerOf(request.caller), viewer, request.query, window);
+          const repositories = await issueRepositories(database, page.rows, viewer);
+          const rendered = await renderIssues(
+            context,
+            request,
+            (row) => repositories.get(row.repo_id) as RepositoryContext,
+            page.rows,
+          );
+          return { rows: rendered, total: page.total };
+        },
       );
-      return sendPage(request, reply, window, { rows: rendered, total: page.total }, (row) => row);
     },
   );
 
@@ -128,9 +150,19 @@ export function registerIssues(context: ApiContext): void {
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
       const window = paged(context, request);
-      const page = await listIssues(database, found, request.query, window);
-      const rendered = await renderIssues(context, request, () => found, page.rows);
-      return sendPage(request, reply, window, { rows: rendered, total: page.total }, (row) => row);
+      return sendKeptPage(
+        request,
+        reply,
+        database,
+        window,
+        listPages,
+        [found.repository, found.owner, request.caller?.account ?? ANONYMOUS],
+        permissionKey(found.permission),
+        async () => {
+          const page = await listIssues(database, found, request.query, window);
+          return { rows: await renderIssues(context, request, () => found, page.rows), total: page.total };
+        },
+      );
     },
   );
 

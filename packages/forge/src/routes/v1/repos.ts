@@ -25,7 +25,7 @@ import {
   mustNotBeArchived,
   type RepositoryContext,
 } from "../../services/repositories.ts";
-import { type ApiContext, paged, READS, sendPage, signedIn, siteAdmin } from "./context.ts";
+import { ANONYMOUS, type ApiContext, paged, READS, sendPage, signedIn, siteAdmin } from "./context.ts";
 
 const SORT_COLUMNS = {
   alpha: "lower_name",
@@ -113,7 +113,6 @@ export async function renderRepository(
 // and serializing the same unchanged repository again: its JSON is kept for as long as the rows
 // it comes from are the ones the database hands out (core's RowMemo).
 const repositoryAnswers = new RowMemo<string>();
-const ANONYMOUS = Object.freeze({});
 
 /** Sends a repository as GET /repos/{owner}/{repo} answers it. */
 async function sendRepository(
