@@ -6,10 +6,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Generated, Kysely } from "kysely";
 import { addIdColumn, createDb, type Database, prepared, RowMemo } from "../src/db/index.ts";
+import { sideTable } from "../src/db/read-batch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
 interface Tables {
   tool: { id: Generated<number>; name: string; colour: string | null };
+  tool_log: { id: Generated<number>; line: string };
 }
 
 const toolByName = prepared((db: Kysely<Tables>, name: string) =>
@@ -27,6 +29,11 @@ forEachDatabase("prepared queries", (database) => {
     await addIdColumn(db.schema.createTable("tool"), handle.dialect)
       .addColumn("name", "text", (c) => c.notNull().unique())
       .addColumn("colour", "text")
+      .execute();
+    // A table no kept read depends on, as an outbox is.
+    sideTable("tool_log");
+    await addIdColumn(db.schema.createTable("tool_log"), handle.dialect)
+      .addColumn("line", "text", (c) => c.notNull())
       .execute();
     // A second connection to the same database, as another process would hold.
     other = createDb<Tables>(database.url);
@@ -128,5 +135,28 @@ forEachDatabase("prepared queries", (database) => {
     await other.db.updateTable("tool").set({ colour: "pink" }).where("name", "=", "hammer").execute();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(await describe(), "pink/orange");
+  });
+
+  test("writes to a side table leave kept results be; a write that names another table does not", async () => {
+    const kept = await toolByName(db, "hammer");
+    await db.insertInto("tool_log").values({ line: "sent" }).execute();
+    await db.updateTable("tool_log").set({ line: "sent again" }).execute();
+    const logged = await db.selectFrom("tool_log").select("line").execute();
+    assert.deepEqual(
+      logged.map((row) => row.line),
+      ["sent again"],
+      "the side table's own reads see its writes",
+    );
+    const again = await toolByName(db, "hammer");
+    // On SQLite the kept result is handed out again; elsewhere nothing is kept.
+    assert.equal(again === kept, handle.dialect === "sqlite");
+    await db
+      .updateTable("tool_log")
+      .set({ line: "joined" })
+      .where("line", "in", db.selectFrom("tool").select("name"))
+      .execute();
+    assert.notEqual(await toolByName(db, "hammer"), kept);
+    await db.updateTable("tool").set({ colour: "grey" }).where("name", "=", "hammer").execute();
+    assert.equal(await colourOf(db, "hammer"), "grey");
   });
 });

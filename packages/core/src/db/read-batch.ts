@@ -64,10 +64,40 @@ export class ReadBatch {
     this.#generation++;
   };
 
+  /**
+   * Called before a write to side tables only (sideTable below): it ends the batch, so the next
+   * read sees it, but keeps the generation, since no kept result is read from those tables.
+   */
+  readonly writeAside = (): void => {
+    this.end();
+  };
+
   /** Ends the read transaction if one is open (on setImmediate, before a write, on close). */
   readonly end = (): void => {
     if (!this.#open) return;
     this.#open = false;
     if (this.#sqlite.open && this.#sqlite.inTransaction) this.#commit.run();
   };
+}
+
+// Tables that kept results never read (prepared() is not used on them): a delivery outbox that a
+// worker writes hundreds of times a second would otherwise end every kept answer of the service.
+const sideTables = new Set<string>();
+
+/** Declares a table whose writes need not end results kept from the others (see writeAside). */
+export function sideTable(name: string): void {
+  sideTables.add(name);
+}
+
+// Kysely quotes every table it names after these words; our own SQL, not request data.
+const TABLE_NAMED = /\b(?:from|into|update|join)\s+"([^"]+)"/gi;
+
+/** Whether this SQL writes to side tables only, and names no other table. */
+export function touchesOnlySideTables(sql: string): boolean {
+  let named = false;
+  for (const match of sql.matchAll(TABLE_NAMED)) {
+    if (!sideTables.has(match[1])) return false;
+    named = true;
+  }
+  return named;
 }

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
-import type { ReadBatch } from "./read-batch.ts";
+import { type ReadBatch, touchesOnlySideTables } from "./read-batch.ts";
 
 // better-sqlite3 refuses to bind a JS boolean, while PostgreSQL takes one; SQLite stores booleans
 // as 1/0, so the same query works on both once true/false are bound as numbers. Parameters are
@@ -13,10 +13,14 @@ export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unkn
   return parameters;
 }
 
-function wrapped(statement: BetterSqlite3.Statement, batch: ReadBatch): SqliteStatement {
+function wrapped(statement: BetterSqlite3.Statement, sql: string, batch: ReadBatch): SqliteStatement {
   // A RETURNING write is a reader too; only a statement that returns rows and writes nothing reads.
   const plainRead = statement.reader && statement.readonly;
-  const before = plainRead ? () => batch.enter() : batch.write;
+  const before = plainRead
+    ? () => batch.enter()
+    : touchesOnlySideTables(sql)
+      ? batch.writeAside
+      : batch.write;
   return {
     reader: statement.reader,
     all: (parameters) => {
@@ -59,7 +63,7 @@ export function createStatementCache(
         cache.set(sql, hit);
         return hit;
       }
-      const statement = wrapped(sqlite.prepare(sql), batch);
+      const statement = wrapped(sqlite.prepare(sql), sql, batch);
       cache.set(sql, statement);
       if (cache.size > size) cache.delete(cache.keys().next().value as string);
       return statement;

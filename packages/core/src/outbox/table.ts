@@ -1,5 +1,6 @@
 import type { AnyKysely } from "../db/database.ts";
 import { addIdColumn, dialectOf, idType, timestampType } from "../db/dialect.ts";
+import { sideTable } from "../db/read-batch.ts";
 
 // One row per HTTP request a service owes someone (a webhook delivery, a notification): written in
 // the transaction of the change that caused it, so a change that rolls back sends nothing and one
@@ -7,6 +8,8 @@ import { addIdColumn, dialectOf, idType, timestampType } from "../db/dialect.ts"
 // worker, which records the answer on the same row (the history a user reads).
 
 export const OUTBOX_TABLE = "outbox_delivery";
+// No kept read depends on it: its writes, hundreds a second in a drain, leave kept answers be.
+sideTable(OUTBOX_TABLE);
 
 /** What a row of the outbox table holds, as both databases return it. */
 export interface OutboxRow {
