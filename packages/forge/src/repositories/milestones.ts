@@ -83,22 +83,3 @@ export function updateMilestone(
 export async function deleteMilestone(db: Kysely<ForgeTables>, repoId: number, id: number): Promise<void> {
   await db.deleteFrom("milestone").where("id", "=", id).where("repo_id", "=", repoId).execute();
 }
-
-/** Sets the milestone's counters from its issues and pull requests, as they are in `db`'s transaction. */
-export async function countMilestoneIssues(db: Kysely<ForgeTables>, id: number): Promise<void> {
-  await db
-    .updateTable("milestone")
-    .set((eb) => ({
-      num_issues: eb
-        .selectFrom("issue")
-        .select(eb.fn.countAll<number>().as("n"))
-        .where("milestone_id", "=", id),
-      num_closed_issues: eb
-        .selectFrom("issue")
-        .select(eb.fn.countAll<number>().as("n"))
-        .where("milestone_id", "=", id)
-        .where("is_closed", "=", true),
-    }))
-    .where("id", "=", id)
-    .execute();
-}

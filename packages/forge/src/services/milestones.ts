@@ -2,7 +2,6 @@ import { Invalid, NotFound, readBool, toStoredTime } from "@anvil/core";
 import type { Kysely } from "kysely";
 import { NOT_FOUND_MESSAGE } from "../errors.ts";
 import {
-  countMilestoneIssues,
   deleteMilestone,
   findMilestone,
   findMilestoneByName,
@@ -18,7 +17,7 @@ import { pathId } from "./labels.ts";
 export type { MilestoneRow } from "../repositories/milestones.ts";
 
 // Milestones of a repository. Their issue counters are kept by the transactions that change an
-// issue's milestone or state (recountMilestone), so showing one never counts.
+// issue's milestone or state (moveMilestoneCounters), so showing one never counts.
 
 // Gitea's milestone name is a VARCHAR(255) and its description a TEXT column.
 const MAX_TITLE = 255;
@@ -154,12 +153,4 @@ export async function editMilestone(
 
 export async function removeMilestone(database: ForgeDatabase, milestone: MilestoneRow): Promise<void> {
   await deleteMilestone(database.db, milestone.repo_id, milestone.id);
-}
-
-/**
- * Sets the milestone's open and closed issue counts from the issue table; the issue services call
- * it in the transaction that changes an issue's milestone or state.
- */
-export function recountMilestone(trx: Kysely<ForgeTables>, milestoneId: number): Promise<void> {
-  return countMilestoneIssues(trx, milestoneId);
 }
