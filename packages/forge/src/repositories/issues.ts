@@ -1,6 +1,5 @@
 import { containsText, countRows, type DialectName, forUpdate, prepared } from "@anvil/core";
 import {
-  type ExpressionBuilder,
   type Insertable,
   type Kysely,
   type Selectable,
@@ -267,26 +266,6 @@ export async function unlinkIssue(
     .where("issue_id", "=", issueId)
     .where(ISSUE_LINKS[table], "in", ids)
     .execute();
-}
-
-/** Labels of the repository or its owner org with these exact names, as Gitea matches them. */
-export function usableLabelsNamed(
-  db: Kysely<ForgeTables>,
-  repository: { id: number; owner_id: number },
-  names: readonly string[],
-): Promise<LabelRow[]> {
-  if (names.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom("label")
-    .selectAll()
-    .where("name", "in", [...new Set(names)])
-    .where(usableIn(repository))
-    .execute();
-}
-
-function usableIn(repository: { id: number; owner_id: number }) {
-  return (eb: ExpressionBuilder<ForgeTables, "label">) =>
-    eb.or([eb("repo_id", "=", repository.id), eb("org_id", "=", repository.owner_id)]);
 }
 
 /** The ids of every label with one of these names, in any repository or organization. */

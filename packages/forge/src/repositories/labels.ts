@@ -98,12 +98,34 @@ export function findUsableLabels(
     .selectFrom("label")
     .selectAll()
     .where("id", "in", ids)
-    .where((eb) =>
-      orgId === undefined
-        ? eb("repo_id", "=", repoId)
-        : eb.or([eb("repo_id", "=", repoId), eb("org_id", "=", orgId)]),
-    )
+    .where(usableIn(repoId, orgId))
     .orderBy("name")
     .orderBy("id")
     .execute();
+}
+
+/**
+ * Labels of the repository or of the organization that owns it with these exact names, as Gitea
+ * matches them (only organizations have labels of their own, so the owner's id serves).
+ */
+export function findUsableLabelsNamed(
+  db: Kysely<ForgeTables>,
+  repository: { id: number; owner_id: number },
+  names: readonly string[],
+): Promise<LabelRow[]> {
+  if (names.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("label")
+    .selectAll()
+    .where("name", "in", [...new Set(names)])
+    .where(usableIn(repository.id, repository.owner_id))
+    .execute();
+}
+
+/** The labels usable in repository `repoId`: its own, and those of the organization `orgId` owning it. */
+function usableIn(repoId: number, orgId: number | undefined) {
+  return (eb: ExpressionBuilder<ForgeTables, "label">) =>
+    orgId === undefined
+      ? eb("repo_id", "=", repoId)
+      : eb.or([eb("repo_id", "=", repoId), eb("org_id", "=", orgId)]);
 }

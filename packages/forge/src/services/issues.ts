@@ -34,8 +34,8 @@ import {
   shiftPins,
   unlinkIssue,
   updateIssueRow,
-  usableLabelsNamed,
 } from "../repositories/issues.ts";
+import { findUsableLabelsNamed } from "../repositories/labels.ts";
 import {
   findRepositoriesByIds,
   type RepositoryReader,
@@ -737,7 +737,7 @@ async function labelsNamed(
   if (!canWriteIssue(context, issue)) throw new Forbidden("write permission is required");
   if (names.length === 0) return resolveLabels(database, context, ids);
   if (names.length > MAX_NAMED) throw new Invalid("[Labels]: MaxSize");
-  const found = await usableLabelsNamed(database.db, context.repository, names);
+  const found = await findUsableLabelsNamed(database.db, context.repository, names);
   const missing = names.find((name) => !found.some((label) => label.name === name));
   if (missing !== undefined) throw new Invalid(`label does not exist [name: ${missing}]`);
   return oneLabelPerScope(found);
@@ -879,7 +879,7 @@ export async function listIssues(
     throw new NotFound();
   const repository = context.repository;
   const labelNames = namesIn(filters.labels);
-  const labels = await usableLabelsNamed(database.db, repository, labelNames);
+  const labels = await findUsableLabelsNamed(database.db, repository, labelNames);
   const milestoneParts = namesIn(filters.milestones);
   const milestoneIds = await milestoneIdsNamed(
     database.db,
