@@ -19,6 +19,13 @@ export class PreconditionFailed extends DomainError {
   }
 }
 
+/** Gitea's 405 for a merge that may not happen now (already merged, still checked, approvals missing). */
+export class NotAllowed extends DomainError {
+  constructor(message: string) {
+    super("bad-request", message);
+  }
+}
+
 export const NOT_FOUND_MESSAGE = "The target couldn't be found.";
 
 function pascalCase(field: string): string {
@@ -38,7 +45,12 @@ export function mapForgeError(problem: HttpProblem, context: ErrorContext): Erro
   const url = new URL("api/swagger", context.rootUrl).href;
   switch (problem.kind) {
     case "domain": {
-      const status = problem.error instanceof PreconditionFailed ? 412 : httpStatusOf[problem.error.kind];
+      const status =
+        problem.error instanceof PreconditionFailed
+          ? 412
+          : problem.error instanceof NotAllowed
+            ? 405
+            : httpStatusOf[problem.error.kind];
       const body: Record<string, unknown> = { message: problem.error.message, url };
       if (status === 404) body.errors = [];
       // Gitea has no login limit; ours answers in its error shape, saying when to come back.

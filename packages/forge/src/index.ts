@@ -17,6 +17,8 @@ import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
 import { reconcileStorage } from "./services/storage-reconcile.ts";
+import { startPullChecker } from "./services/pull-check.ts";
+import { registerPullStorage } from "./services/pull-views.ts";
 import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {
@@ -71,6 +73,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       await registerGitTransport(app, database, storage, loginLimits);
       // Payloads link to the forge as its answers do: the root URL, else the address it listens on.
       const rootUrl = () => new URL(config.rootUrl || `${app.listeningOrigin}/`);
+      registerPullStorage(database.db, storage);
       registerWebhookSite(database.db, {
         urls: () => {
           const root = rootUrl();
@@ -82,6 +85,11 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       });
     },
     companions: [
+      // Mergeability of pull requests: checked when marked, and polled for other processes' marks.
+      async (database) => {
+        const checker = startPullChecker(database, storage, config.logger.child({ component: "pulls" }));
+        return { close: () => checker.stop() };
+      },
       // Webhook deliveries: polled, and woken when this process queued some.
       async (database) => {
         const worker = startOutboxWorker({

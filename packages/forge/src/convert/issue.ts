@@ -17,6 +17,8 @@ export interface IssueView {
   labels: readonly LabelRow[];
   milestone: MilestoneRow | undefined;
   assignees: readonly AccountRow[];
+  /** The pull side of a pull request, for `pull_request.merged`. */
+  pull?: { has_merged: boolean | number; merged_at: string | Date | null };
 }
 
 /** The repository an issue belongs to, and its owner, for the issue's URLs and `repository`. */
@@ -75,7 +77,7 @@ export function toApiIssue(
     closed_at: issue.closed_at ? apiTime(issue.closed_at) : null,
     due_date: issue.deadline ? apiTime(issue.deadline) : null,
     time_estimate: 0,
-    pull_request: isPull ? { merged: false, merged_at: null, draft: false, html_url: htmlUrl } : null,
+    pull_request: isPull ? pullRequestMeta(view, htmlUrl) : null,
     repository: {
       id: where.repository.id,
       name: where.repository.name,
@@ -85,5 +87,19 @@ export function toApiIssue(
     pin_order: issue.pin_order,
   };
 }
+
+/** Gitea's PullRequestMeta of a pull's issue side. */
+function pullRequestMeta(view: IssueView, htmlUrl: string) {
+  const merged = view.pull !== undefined && readBool(view.pull.has_merged);
+  return {
+    merged,
+    merged_at: merged && view.pull?.merged_at ? apiTime(view.pull.merged_at) : null,
+    draft: WIP_PREFIXES.some((prefix) => view.issue.title.toUpperCase().startsWith(prefix)),
+    html_url: htmlUrl,
+  };
+}
+
+// Gitea's WorkInProgressPrefixes: a pull whose title starts with one is a draft.
+export const WIP_PREFIXES = ["WIP:", "[WIP]"];
 
 export type ApiIssue = ReturnType<typeof toApiIssue>;

@@ -3,7 +3,7 @@
 export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
-export type { Commit, Signature } from "./commit.ts";
+export { type Commit, readCommits, type Signature } from "./commit.ts";
 export {
   type CommitPage,
   type CommitQuery,
@@ -18,6 +18,26 @@ export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
+export {
+  type CommitIdentity,
+  changedFiles,
+  commitsBetween,
+  commitTree,
+  diffText,
+  type FileChange,
+  fetchRef,
+  gitDate,
+  isAncestor,
+  isCommitId,
+  MAX_PULL_COMMITS,
+  mergeBase,
+  mergeTrees,
+  moveRef,
+  NULL_SHA,
+  refTarget,
+  replayCommits,
+  setRef,
+} from "./pulls.ts";
 export { checkBranchName, isBranchName } from "./ref-name.ts";
 export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";

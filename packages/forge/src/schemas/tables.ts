@@ -285,6 +285,54 @@ export interface WebhookTable {
   updated_at: Time;
 }
 
+/** The pull side of an issue row whose is_pull is set (see migration 0015). */
+export interface PullRequestTable {
+  id: Generated<number>;
+  issue_id: number;
+  base_repo_id: number;
+  head_repo_id: number | null;
+  head_branch: string;
+  base_branch: string;
+  merge_base: Generated<string>;
+  head_commit_id: Generated<string>;
+  status: Generated<string>;
+  conflicted_files: Generated<string>;
+  check_version: Generated<number>;
+  has_merged: Generated<Bool>;
+  merged_by_id: Generated<number | null>;
+  merged_at: Generated<Time | null>;
+  merge_commit_sha: Generated<string | null>;
+  allow_maintainer_edit: Generated<Bool>;
+}
+
+/** A review of a pull, or a request for one (type 4), as Gitea keeps both. */
+export interface ReviewTable {
+  id: Generated<number>;
+  issue_id: number;
+  reviewer_id: number;
+  type: number;
+  body: Generated<string>;
+  commit_id: Generated<string>;
+  official: Generated<Bool>;
+  stale: Generated<Bool>;
+  dismissed: Generated<Bool>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface ReviewCommentTable {
+  id: Generated<number>;
+  review_id: number;
+  issue_id: number;
+  poster_id: number;
+  path: string;
+  body: string;
+  line: number;
+  commit_id: Generated<string>;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -308,6 +356,9 @@ export interface ForgeTables {
   comment: CommentTable;
   reaction: ReactionTable;
   webhook: WebhookTable;
+  pull_request: PullRequestTable;
+  review: ReviewTable;
+  review_comment: ReviewCommentTable;
 }
 
 export const ACCOUNT_USER = 0;

@@ -36,6 +36,7 @@ import {
   updateIssueRow,
 } from "../repositories/issues.ts";
 import { findUsableLabelsNamed } from "../repositories/labels.ts";
+import { pullsOfIssues } from "../repositories/pulls.ts";
 import {
   findRepositoriesByIds,
   type RepositoryReader,
@@ -57,6 +58,7 @@ import { type LabelRow, labelsAfterAdding, oneLabelPerScope, resolveIssueLabels 
 import { findMilestoneForIssue, type MilestoneRow } from "./milestones.ts";
 import { type RepositoryContext, requireUnit } from "./repositories.ts";
 import type { Unit } from "./units.ts";
+import { PULL_EVENT_OF, queuePullEvent } from "./pull-events.ts";
 import { queueRepositoryEvent } from "./webhook-events.ts";
 
 // Issues of a repository (and the issue side of its pull requests, which share their numbers):
@@ -103,13 +105,17 @@ export async function getIssue(
 /** The issues with what their answers show, in the order given; `db` may be a transaction. */
 export async function issueViews(db: Kysely<ForgeTables>, issues: readonly IssueRow[]): Promise<IssueView[]> {
   const ids = issues.map((issue) => issue.id);
-  const [labels, assignees, posters, milestones] = await Promise.all([
+  const [labels, assignees, posters, milestones, pulls] = await Promise.all([
     labelsOfIssues(db, ids),
     assigneesOfIssues(db, ids),
     postersOf(db, issues),
     milestonesByIds(
       db,
       issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id])),
+    ),
+    pullsOfIssues(
+      db,
+      issues.filter((issue) => readBool(issue.is_pull)).map((issue) => issue.id),
     ),
   ]);
   return issues.map((issue) => ({
@@ -118,6 +124,7 @@ export async function issueViews(db: Kysely<ForgeTables>, issues: readonly Issue
     labels: labels.get(issue.id) ?? [],
     milestone: issue.milestone_id === null ? undefined : milestones.get(issue.milestone_id),
     assignees: assignees.get(issue.id) ?? [],
+    pull: pulls.get(issue.id),
   }));
 }
 
@@ -258,7 +265,10 @@ export interface IssueAudience {
   rootUrl: URL;
 }
 
-/** Queues an `issues`-family webhook event about `issue` as it now is, in the transaction. */
+/**
+ * Queues an `issues`-family webhook event about `issue` as it now is, in the transaction; for the
+ * issue side of a pull, its `pull_request`-family event (see queuePullEvent), as Gitea sends them.
+ */
 export async function queueIssueEvent(
   trx: Kysely<ForgeTables>,
   audience: IssueAudience,
@@ -268,6 +278,7 @@ export async function queueIssueEvent(
   action: string,
   changes?: Record<string, { from: string }>,
 ): Promise<void> {
+  if (readBool(issue.is_pull)) return queuePullEvent(trx, doer, issue, PULL_EVENT_OF[type], action, { changes });
   const view = await issueView(trx, issue);
   await queueRepositoryEvent(trx, {
     repoId: issue.repo_id,
@@ -314,57 +325,102 @@ export async function createIssue(
     writer && input.milestone ? await resolveMilestone(database, context, input.milestone) : undefined;
   const now = toStoredTime(new Date(), database.dialect);
   const audience = { where: context, rootUrl };
-  const repoId = context.repository.id;
   return database.db.transaction().execute(async (trx) => {
-    const number = await allocateIssueNumber(trx, repoId);
-    const closed = input.closed === true;
-    let issue = await insertIssue(trx, {
-      repo_id: repoId,
-      number,
-      poster_id: doer.id,
-      title: input.title,
-      body: input.body ?? "",
-      ref: input.ref ?? "",
-      milestone_id: milestone?.id ?? null,
-      deadline: deadline ? toStoredTime(deadline, database.dialect) : null,
-      created_at: now,
-      updated_at: now,
+    let issue = await insertNewIssue(trx, context.repository.id, doer, {
+      fields: {
+        title: input.title,
+        body: input.body ?? "",
+        ref: input.ref ?? "",
+        deadline: deadline ? toStoredTime(deadline, database.dialect) : null,
+      },
+      labels,
+      milestone,
+      assignees,
+      isPull: false,
+      now,
     });
-    await indexIssues(trx, [issue]);
-    await moveRepositoryCounters(trx, repoId, false, { total: 1, closed: 0 });
-    const event = { issue_id: issue.id, repo_id: repoId, poster_id: doer.id };
-    await linkIssue(
-      trx,
-      "issue_label",
-      issue.id,
-      labels.map((label) => label.id),
-    );
-    for (const label of labels)
-      await insertTimelineEvent(trx, { ...event, type: EVENT.label, label_id: label.id, body: "1" }, now);
-    if (milestone) {
-      await moveMilestoneCounters(trx, milestone.id, { total: 1, closed: 0 });
-      await insertTimelineEvent(
-        trx,
-        { ...event, type: EVENT.milestone, milestone_id: milestone.id, old_milestone_id: 0 },
-        now,
-      );
-    }
-    await linkIssue(
-      trx,
-      "issue_assignee",
-      issue.id,
-      assignees.map((account) => account.id),
-    );
-    for (const account of assignees)
-      await insertTimelineEvent(trx, { ...event, type: EVENT.assignees, assignee_id: account.id }, now);
-    await queueIssueEvent(trx, audience, doer, issue, "issues", "opened");
-    // Gitea follows `opened` with the label and milestone events of what the issue was opened with.
-    if (labels.length > 0) await queueIssueEvent(trx, audience, doer, issue, "issue_label", "label_updated");
-    if (milestone) await queueIssueEvent(trx, audience, doer, issue, "issue_milestone", "milestoned");
-    for (const _ of assignees) await queueIssueEvent(trx, audience, doer, issue, "issue_assign", "assigned");
-    if (closed) issue = await changeState(trx, audience, doer, issue, true, now);
+    await queueOpenedEvents(trx, audience, doer, issue, { labels, milestone, assignees });
+    if (input.closed === true) issue = await changeState(trx, audience, doer, issue, true, now);
     return issue;
   });
+}
+
+/** What a new issue (or pull) starts with besides its own fields. */
+export interface NewIssueLinks {
+  labels: readonly LabelRow[];
+  milestone: MilestoneRow | undefined;
+  assignees: readonly AccountRow[];
+}
+
+/**
+ * Inserts a new issue or pull in the caller's transaction: its number from the repository's
+ * counter, the counters, its labels, milestone and assignees with their timeline events. Its
+ * webhooks are the caller's (queueOpenedEvents), once what the events show exists.
+ */
+export async function insertNewIssue(
+  trx: Kysely<ForgeTables>,
+  repoId: number,
+  doer: AccountRow,
+  input: NewIssueLinks & {
+    fields: { title: string; body: string; ref: string; deadline: string | Date | null };
+    isPull: boolean;
+    now: string | Date;
+  },
+): Promise<IssueRow> {
+  const { labels, milestone, assignees, now } = input;
+  const number = await allocateIssueNumber(trx, repoId);
+  const issue = await insertIssue(trx, {
+    repo_id: repoId,
+    number,
+    poster_id: doer.id,
+    ...input.fields,
+    is_pull: input.isPull,
+    milestone_id: milestone?.id ?? null,
+    created_at: now,
+    updated_at: now,
+  });
+  await indexIssues(trx, [issue]);
+  await moveRepositoryCounters(trx, repoId, input.isPull, { total: 1, closed: 0 });
+  const event = { issue_id: issue.id, repo_id: repoId, poster_id: doer.id };
+  await linkIssue(
+    trx,
+    "issue_label",
+    issue.id,
+    labels.map((label) => label.id),
+  );
+  for (const label of labels)
+    await insertTimelineEvent(trx, { ...event, type: EVENT.label, label_id: label.id, body: "1" }, now);
+  if (milestone) {
+    await moveMilestoneCounters(trx, milestone.id, { total: 1, closed: 0 });
+    await insertTimelineEvent(
+      trx,
+      { ...event, type: EVENT.milestone, milestone_id: milestone.id, old_milestone_id: 0 },
+      now,
+    );
+  }
+  await linkIssue(
+    trx,
+    "issue_assignee",
+    issue.id,
+    assignees.map((account) => account.id),
+  );
+  for (const account of assignees)
+    await insertTimelineEvent(trx, { ...event, type: EVENT.assignees, assignee_id: account.id }, now);
+  return issue;
+}
+
+/** The webhooks of a new issue or pull: `opened`, then those of what it was opened with, as Gitea sends them. */
+export async function queueOpenedEvents(
+  trx: Kysely<ForgeTables>,
+  audience: IssueAudience,
+  doer: AccountRow,
+  issue: IssueRow,
+  links: NewIssueLinks,
+): Promise<void> {
+  await queueIssueEvent(trx, audience, doer, issue, "issues", "opened");
+  if (links.labels.length > 0) await queueIssueEvent(trx, audience, doer, issue, "issue_label", "label_updated");
+  if (links.milestone) await queueIssueEvent(trx, audience, doer, issue, "issue_milestone", "milestoned");
+  for (const _ of links.assignees) await queueIssueEvent(trx, audience, doer, issue, "issue_assign", "assigned");
 }
 
 /**
@@ -378,6 +434,8 @@ export async function changeState(
   issue: IssueRow,
   close: boolean,
   now: string | Date,
+  /** The timeline event of a close: a merged pull records merge_pull instead. */
+  closeEvent: number = EVENT.close,
 ): Promise<IssueRow> {
   if (readBool(issue.is_closed) === close) return issue;
   const changed = await updateIssueRow(trx, issue.id, {
@@ -394,7 +452,7 @@ export async function changeState(
       issue_id: issue.id,
       repo_id: issue.repo_id,
       poster_id: doer.id,
-      type: close ? EVENT.close : EVENT.reopen,
+      type: close ? closeEvent : EVENT.reopen,
     },
     now,
   );

@@ -44,6 +44,8 @@ import { moveRepository, removeRepository, storeNewRepository } from "./reposito
 import type { Unit } from "./units.ts";
 import { queueRepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
+import { hasOpenPulls, markPushedPulls } from "../repositories/pulls.ts";
+import { wakePullChecker } from "./pull-check.ts";
 
 /** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
 export interface Storage {
@@ -337,7 +339,9 @@ export async function startPush(
   context: RepositoryContext,
   pusher: AccountRow,
 ): Promise<PushStart> {
-  const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
+  const heard =
+    (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0 ||
+    (await hasOpenPulls(database.db, context.repository.id));
   return { pusher, before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined };
 }
 
@@ -354,12 +358,14 @@ export async function notePush(
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
   const { repository, owner } = context;
-  const events = push.before
-    ? await pushEvents(database.db, path, repository, owner, push.pusher, {
-        before: push.before,
-        after: await refTips(path),
-      })
-    : [];
+  const after = push.before ? await refTips(path) : undefined;
+  const events =
+    push.before && after
+      ? await pushEvents(database.db, path, repository, owner, push.pusher, { before: push.before, after })
+      : [];
+  // The pulls whose base or head moved are checked again (all of the repository's when the tips
+  // before the push were not read: it had no open pull then).
+  if (await markPushedPulls(database, repository.id, push.before, after)) wakePullChecker();
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

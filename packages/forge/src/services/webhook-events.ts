@@ -28,7 +28,17 @@ export type HookEventType =
   | "issue_assign"
   | "issue_label"
   | "issue_milestone"
-  | "issue_comment";
+  | "issue_comment"
+  | "pull_request"
+  | "pull_request_assign"
+  | "pull_request_label"
+  | "pull_request_milestone"
+  | "pull_request_comment"
+  | "pull_request_sync"
+  | "pull_request_review_request"
+  | "pull_request_review_approved"
+  | "pull_request_review_rejected"
+  | "pull_request_review_comment";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {
@@ -38,9 +48,10 @@ export interface RepositoryEvent {
   type: HookEventType;
   /**
    * The payload's own fields (action, number, issue, comment, changes, ref, commits…), in
-   * Gitea's API shapes; `repository` and `sender` are added by the webhook service.
+   * Gitea's API shapes; `repository` and `sender` are added by the webhook service. A function is
+   * called only when some hook hears the event (a pull's fields cost a git read).
    */
-  fields: Record<string, unknown>;
+  fields: Record<string, unknown> | (() => Promise<Record<string, unknown>>);
   /** The branch a push, create or delete is about, for a hook's branch filter. */
   branch?: string;
 }
@@ -169,8 +180,9 @@ export async function queueRepositoryEvent(trx: Kysely<ForgeTables>, event: Repo
     findAccountById(trx, event.senderId),
   ]);
   if (!owner || !sender) return;
+  const fields = typeof event.fields === "function" ? await event.fields() : event.fields;
   const payload: Record<string, unknown> = {
-    ...event.fields,
+    ...fields,
     repository: await repositoryJson(trx, repository, owner),
     sender: senderJson(trx, sender),
   };

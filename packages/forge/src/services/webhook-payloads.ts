@@ -75,11 +75,18 @@ export function subscribedEvents(given: readonly string[]): string[] {
 function groupedEvent(type: string): string {
   if (type === "issue_assign" || type === "issue_label" || type === "issue_milestone") return "issues";
   if (
-    ["pull_request_assign", "pull_request_label", "pull_request_milestone", "pull_request_sync"].includes(
-      type,
-    )
+    [
+      "pull_request_assign",
+      "pull_request_label",
+      "pull_request_milestone",
+      "pull_request_sync",
+      "pull_request_review_request",
+    ].includes(type)
   )
     return "pull_request";
+  if (type === "pull_request_review_approved") return "pull_request_approved";
+  if (type === "pull_request_review_rejected") return "pull_request_rejected";
+  if (type === "pull_request_review_comment") return "pull_request_comment";
   if (type === "pull_request_comment") return "issue_comment";
   return type;
 }
@@ -118,6 +125,7 @@ interface PayloadView {
   total_commits?: number;
   compare_url?: string;
   issue?: { number?: number; title?: string; html_url?: string };
+  pull_request?: { number?: number; title?: string; html_url?: string };
   comment?: { body?: string; html_url?: string };
   hook_id?: number;
 }
@@ -168,12 +176,15 @@ function summary(
         url: view.comment?.html_url ?? view.issue?.html_url ?? repoUrl,
         lines: view.comment?.body ? [view.comment.body] : [],
       };
-    default:
+    default: {
+      const item = view.pull_request ?? view.issue;
+      const kind = view.pull_request ? "Pull request" : "Issue";
       return {
-        title: `${where}Issue ${view.action ?? type}: #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
-        url: view.issue?.html_url ?? repoUrl,
+        title: `${where}${kind} ${view.action ?? type}: #${item?.number ?? ""} ${item?.title ?? ""} by ${by}`,
+        url: item?.html_url ?? repoUrl,
         lines: [],
       };
+    }
   }
 }
 

@@ -18,6 +18,7 @@ import { registerMilestones } from "./milestones.ts";
 import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
+import { registerPulls } from "./pulls.ts";
 import { registerReactions } from "./reactions.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
@@ -145,6 +146,7 @@ export async function registerApiV1(
       registerLabels(context);
       registerMilestones(context);
       registerIssues(context);
+      registerPulls(context);
       registerHooks(context);
       registerComments(context);
       registerReactions(context);

@@ -66,7 +66,7 @@ async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise
 }
 
 /** Renders commits as Gitea does, with the forge users their author and committer e-mails name. */
-async function commitRenderer(
+export async function commitRenderer(
   database: ForgeDatabase,
   commits: Commit[],
   fullName: string,

@@ -1,0 +1,153 @@
+import { EventEmitter } from "node:events";
+import type { Logger } from "@anvil/core";
+import { fetchRef, isAncestor, mergeBase, mergeTrees, refTarget, setRef } from "../git/index.ts";
+import { findAccountById } from "../repositories/accounts.ts";
+import {
+  findIssueOfPull,
+  PULL_STATUS,
+  type PullRow,
+  pullsToCheck,
+  releaseAllMergeClaims,
+  writeCheckResult,
+} from "../repositories/pulls.ts";
+import { findRepositoryById } from "../repositories/repos.ts";
+import type { ForgeDatabase } from "./accounts.ts";
+import { queuePullEvent } from "./pull-events.ts";
+import { pathOf, registerPullStorage } from "./pull-views.ts";
+import type { Storage } from "./repositories.ts";
+import { signalQueuedDeliveries } from "./webhook-events.ts";
+
+// Whether each open pull can be merged is worked out here, in the background, never in a request:
+// a pull is marked `checking` when it is opened and whenever a push moves its base or head branch
+// (markPullsForCheck), and the checker merges the two tips in memory (merge-tree) and writes the
+// result only if the pull was not marked again meanwhile. A moved head is also brought into
+// refs/pull/N/head and announced as `synchronized`.
+
+const wake = new EventEmitter();
+
+/** Wakes this process's checkers: some pull was marked (others notice within their poll). */
+export function wakePullChecker(): void {
+  wake.emit("marked");
+}
+
+/** How often a checker looks for pulls marked by another process. */
+const POLL_MS = 2_000;
+const BATCH = 20;
+
+export interface PullChecker {
+  stop(): Promise<void>;
+}
+
+/** Checks one pull and writes the result; answers whether it was written. */
+export async function checkPull(database: ForgeDatabase, storage: Storage, pull: PullRow): Promise<boolean> {
+  const baseRepository = await findRepositoryById(database.db, pull.base_repo_id);
+  const baseOwner = baseRepository && (await findAccountById(database.db, baseRepository.owner_id));
+  const issue = await findIssueOfPull(database.db, pull);
+  if (!baseRepository || !baseOwner || !issue) return false;
+  const basePath = pathOf(storage, { repository: baseRepository, owner: baseOwner });
+  const headRef = `refs/pull/${issue.number}/head`;
+  // The head branch as it is now; once it is gone, the head the base repository kept.
+  let head: string | undefined;
+  const headRepository = pull.head_repo_id === null ? undefined : await findRepositoryById(database.db, pull.head_repo_id);
+  const headOwner = headRepository && (await findAccountById(database.db, headRepository.owner_id));
+  if (headRepository && headOwner) {
+    const headPath = pathOf(storage, { repository: headRepository, owner: headOwner });
+    const branchRef = `refs/heads/${pull.head_branch}`;
+    head = await refTarget(headPath, branchRef);
+    if (head !== undefined && head !== (await refTarget(basePath, headRef))) {
+      if (headRepository.id === baseRepository.id) await setRef(basePath, headRef, head);
+      else await fetchRef(basePath, headPath, branchRef, headRef);
+    }
+  }
+  head ??= await refTarget(basePath, headRef);
+  const base = await refTarget(basePath, `refs/heads/${pull.base_branch}`);
+  let status: string;
+  let conflicts: string[] = [];
+  let commonBase = pull.merge_base;
+  if (base === undefined || head === undefined) status = PULL_STATUS.error;
+  else {
+    commonBase = (await mergeBase(basePath, base, head)) ?? "";
+    if (await isAncestor(basePath, head, base)) status = PULL_STATUS.empty;
+    else {
+      const merged = await mergeTrees(basePath, base, head);
+      status = merged.tree === undefined ? PULL_STATUS.conflict : PULL_STATUS.mergeable;
+      conflicts = merged.conflicts;
+    }
+  }
+  const moved = head !== undefined && head !== pull.head_commit_id;
+  const written = await database.db.transaction().execute(async (trx) => {
+    const ok = await writeCheckResult(trx, pull, {
+      status,
+      conflicted_files: JSON.stringify(conflicts.slice(0, 100)),
+      merge_base: commonBase,
+      ...(moved ? { head_commit_id: head } : {}),
+    });
+    if (ok && moved) {
+      const pusher = (headRepository && (await findAccountById(trx, headRepository.owner_id))) ?? baseOwner;
+      await queuePullEvent(trx, pusher, issue, "pull_request_sync", "synchronized");
+    }
+    return ok;
+  });
+  if (written && moved) signalQueuedDeliveries();
+  return written;
+}
+
+/**
+ * Starts the checker of one forge process: it checks the marked pulls in turns, when woken and
+ * every POLL_MS; a claim a stopped process left mid-merge is given back first (and the check sees
+ * whether that merge landed).
+ */
+export function startPullChecker(database: ForgeDatabase, storage: Storage, logger: Logger): PullChecker {
+  registerPullStorage(database.db, storage);
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const failed = new Set<number>();
+  const round = async () => {
+    do {
+      again = false;
+      const pulls = (await pullsToCheck(database.db, BATCH + failed.size)).filter((pull) => !failed.has(pull.id));
+      for (const pull of pulls.slice(0, BATCH)) {
+        if (stopped) return;
+        try {
+          await checkPull(database, storage, pull);
+        } catch (error) {
+          // A pull that cannot be checked (its repository gone from disk) is not tried in a loop.
+          failed.add(pull.id);
+          logger.warn({ err: error, pull: pull.id }, "pull request check failed");
+        }
+      }
+      if (pulls.length > BATCH) again = true;
+    } while (again && !stopped);
+  };
+  const run = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = round()
+      .catch((error) => logger.warn({ err: error }, "pull request checks failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const onMarked = () => run();
+  wake.on("marked", onMarked);
+  const timer = setInterval(() => {
+    failed.clear();
+    run();
+  }, POLL_MS);
+  timer.unref();
+  releaseAllMergeClaims(database.db)
+    .then(run)
+    .catch((error) => logger.warn({ err: error }, "pull request claims were not released"));
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      wake.off("marked", onMarked);
+      await running;
+    },
+  };
+}

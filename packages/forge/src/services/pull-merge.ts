@@ -1,0 +1,377 @@
+import { Conflict, Invalid, NotFound, readBool, toStoredTime } from "@anvil/core";
+import type { Kysely } from "kysely";
+import { isWorkInProgress } from "../convert/pull.ts";
+import { NotAllowed } from "../errors.ts";
+import {
+  type CommitIdentity,
+  commitTree,
+  gitDate,
+  isAncestor,
+  isCommitId,
+  mergeBase,
+  mergeTrees,
+  moveRef,
+  NULL_SHA,
+  readCommits,
+  refTarget,
+  replayCommits,
+  setRef,
+} from "../git/index.ts";
+import { type AccountRow, findAccountById } from "../repositories/accounts.ts";
+import { EVENT } from "../repositories/issue-events.ts";
+import { findIssueByNumber, type IssueRow, lockIssue } from "../repositories/issues.ts";
+import {
+  claimMerge,
+  findPullById,
+  headInUse,
+  lockPull,
+  markPullsForCheck,
+  PULL_STATUS,
+  type PullRow,
+  releaseMerge,
+  updatePullRow,
+} from "../repositories/pulls.ts";
+import { findRepositoryById } from "../repositories/repos.ts";
+import type { ForgeTables } from "../schemas/tables.ts";
+import { ACCESS_WRITE, accessTo } from "./access.ts";
+import type { ForgeDatabase } from "./accounts.ts";
+import { changeState, type IssueAudience } from "./issues.ts";
+import { wakePullChecker } from "./pull-check.ts";
+import { pathOf } from "./pull-views.ts";
+import { type PullInContext, pullHeadRef } from "./pulls.ts";
+import type { RepositoryContext, Storage } from "./repositories.ts";
+import { approvalsMissing } from "./reviews.ts";
+import { queueRepositoryEvent, type RepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
+import { pushEvents } from "./webhook-push.ts";
+
+// Merging a pull in the bare base repository, without a work tree: the new base tip is made with
+// merge-tree and commit-tree (rebase replays each commit the same way), and the base branch is
+// moved with update-ref from the tip the merge was made on, so a push that moved it meanwhile makes
+// the merge fail cleanly. One merge of a pull at a time: the pull is claimed in the database first.
+
+export type MergeStyle = "merge" | "rebase" | "rebase-merge" | "squash" | "fast-forward-only" | "manually-merged";
+
+export interface MergeOptions {
+  Do: MergeStyle;
+  MergeTitleField?: string;
+  MergeMessageField?: string;
+  MergeCommitID?: string;
+  delete_branch_after_merge?: boolean;
+  head_commit_id?: string;
+  force_merge?: boolean;
+  merge_when_checks_succeed?: boolean;
+}
+
+/** Merge messages are bounded as issue bodies are. */
+const MAX_MESSAGE = 65_536;
+
+/** Gitea's default merge message (its title line), per style. */
+function defaultMessage(style: MergeStyle, issue: IssueRow, pull: PullRow, head: RepositoryContext | undefined, base: RepositoryContext): string {
+  if (style === "squash") return `${issue.title} (#${issue.number})`;
+  const from =
+    head === undefined || head.repository.id === base.repository.id
+      ? pull.head_branch
+      : `${head.owner.name}/${head.repository.name}:${pull.head_branch}`;
+  return `Merge pull request '${issue.title}' (#${issue.number}) from ${from} into ${pull.base_branch}`;
+}
+
+function signature(account: AccountRow, date: Date): CommitIdentity {
+  return { name: account.full_name || account.name, email: account.email, date: gitDate(date) };
+}
+
+// Gitea's closing keywords (IssueCloseKeywords) before a reference to an issue of the same repository.
+const CLOSING = /(?:^|[\s(])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d{1,9})\b/gi;
+
+/** The numbers of the issues a pull's title and body say it closes. */
+export function closingReferences(text: string): number[] {
+  return [...new Set([...text.matchAll(CLOSING)].map((match) => Number(match[1])))];
+}
+
+/** Why the pull cannot be merged by `doer` now, in Gitea's words and statuses; nothing when it can. */
+async function checkMergeable(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  doer: AccountRow,
+  found: PullInContext,
+  options: MergeOptions,
+): Promise<void> {
+  const { issue, pull } = found;
+  if (readBool(pull.has_merged)) throw new NotAllowed("");
+  if (readBool(issue.is_closed)) throw new NotFound("pull request is closed");
+  if (accessTo(context.permission, "repo.code") < ACCESS_WRITE) throw new NotAllowed("User not allowed to merge PR");
+  if (options.Do === "manually-merged") return;
+  if (isWorkInProgress(issue.title)) throw new NotAllowed("Work in progress PRs cannot be merged");
+  if (pull.status === PULL_STATUS.conflict)
+    throw new Conflict(`merge conflict in ${JSON.parse(pull.conflicted_files).join(", ") || "the pull request"}`);
+  if (pull.status !== PULL_STATUS.mergeable && pull.status !== PULL_STATUS.empty)
+    throw new NotAllowed("Please try again later");
+  const missing = await approvalsMissing(database, context, doer, issue, pull, options.force_merge === true);
+  if (missing) throw new NotAllowed(missing);
+}
+
+/**
+ * POST /pulls/{index}/merge: merges the pull in the style asked for, or records a merge made
+ * outside (manually-merged). After the base branch moved, in one transaction: the pull is merged,
+ * its issue closed (counters, event, `closed` webhook with merged set), the issues its title and body
+ * close are closed, and the base's push webhook is queued. The head branch is deleted afterwards
+ * when asked and nothing else uses it.
+ */
+export async function mergePull(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  doer: AccountRow,
+  found: PullInContext,
+  options: MergeOptions,
+  rootUrl: URL,
+): Promise<void> {
+  await checkMergeable(database, context, doer, found, options);
+  const style = options.Do || "merge";
+  if (options.MergeCommitID !== undefined && options.MergeCommitID !== "" && !isCommitId(options.MergeCommitID))
+    throw new Invalid("[MergeCommitID]: invalid commit id");
+  const manual = style === "manually-merged";
+  const claimable = manual
+    ? [PULL_STATUS.mergeable, PULL_STATUS.empty, PULL_STATUS.conflict, PULL_STATUS.checking, PULL_STATUS.error]
+    : [PULL_STATUS.mergeable, PULL_STATUS.empty];
+  if (!(await claimMerge(database.db, found.pull.id, claimable))) {
+    const now = await findPullById(database.db, found.pull.id);
+    if (now && readBool(now.has_merged)) throw new NotAllowed("");
+    throw new NotAllowed("Please try again later");
+  }
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await releaseMerge(database.db, found.pull.id);
+    wakePullChecker();
+  };
+  try {
+    const basePath = pathOf(storage, context);
+    const baseRef = `refs/heads/${found.pull.base_branch}`;
+    const baseTip = await refTarget(basePath, baseRef);
+    if (baseTip === undefined) throw new Conflict("base branch does not exist");
+    const head = await currentHead(database, storage, context, found);
+    if (options.head_commit_id && options.head_commit_id !== head) throw new Conflict("head out of date");
+    const now = new Date();
+    let tip: string;
+    let mergedCommit: string;
+    if (manual) {
+      const commit = options.MergeCommitID ?? "";
+      if (!isCommitId(commit) || !(await readCommits(basePath, [commit]).catch(() => new Map())).has(commit))
+        throw new Conflict("Wrong commit ID");
+      if (!(await isAncestor(basePath, commit, baseTip)) || !(await isAncestor(basePath, head, commit)))
+        throw new Conflict("Wrong commit ID");
+      tip = baseTip;
+      mergedCommit = commit;
+    } else {
+      const poster = await findAccountById(database.db, found.issue.poster_id);
+      tip = await mergedTip(basePath, style, baseTip, head, doer, found, context, options, now, poster);
+      mergedCommit = tip;
+    }
+    // The claim on the base branch: it moves only from the tip the merge was made on.
+    if (tip !== baseTip && !(await moveRef(basePath, baseRef, tip, baseTip)))
+      throw new Conflict("merge push out of date");
+    const events =
+      tip === baseTip
+        ? []
+        : await pushEvents(database.db, basePath, context.repository, context.owner, doer, {
+            before: new Map([[baseRef, baseTip]]),
+            after: new Map([[baseRef, tip]]),
+          });
+    try {
+      await recordMerge(database, context, doer, found, {
+        mergedCommit,
+        mergeBase: (await mergeBase(basePath, baseTip, head)) ?? found.pull.merge_base,
+        head,
+        manual,
+        events,
+        rootUrl,
+        at: now,
+      });
+      released = true;
+    } catch (error) {
+      // The rows did not change: the base branch goes back to where it was.
+      if (tip !== baseTip) await moveRef(basePath, baseRef, baseTip, tip);
+      throw error;
+    }
+    signalQueuedDeliveries();
+  } finally {
+    await release();
+  }
+  await markPullsForCheck(database.db, context.repository.id, [found.pull.base_branch]);
+  wakePullChecker();
+  if (options.delete_branch_after_merge && !manual) await deleteHeadBranch(database, storage, context, doer, found);
+}
+
+/**
+ * The head to merge: the head branch's tip, which must be the one the pull was checked at (a head
+ * pushed since is checked again first: 405); once the branch is gone, the head the pull kept.
+ */
+async function currentHead(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  found: PullInContext,
+): Promise<string> {
+  const basePath = pathOf(storage, context);
+  const kept = await refTarget(basePath, pullHeadRef(found.issue.number));
+  let tip = kept;
+  if (found.pull.head_repo_id === context.repository.id)
+    tip = (await refTarget(basePath, `refs/heads/${found.pull.head_branch}`)) ?? kept;
+  else if (found.pull.head_repo_id !== null) {
+    const repository = await findRepositoryById(database.db, found.pull.head_repo_id);
+    const owner = repository && (await findAccountById(database.db, repository.owner_id));
+    if (repository && owner)
+      tip = (await refTarget(pathOf(storage, { repository, owner }), `refs/heads/${found.pull.head_branch}`)) ?? kept;
+  }
+  if (tip === undefined) throw new Conflict("head branch does not exist");
+  if (tip !== found.pull.head_commit_id) throw new NotAllowed("Please try again later");
+  if (tip !== kept) await setRef(basePath, pullHeadRef(found.issue.number), tip);
+  return tip;
+}
+
+/** Makes the commits of the merge and answers the base's new tip; a conflict is a 409 and moves nothing. */
+async function mergedTip(
+  path: string,
+  style: MergeStyle,
+  baseTip: string,
+  head: string,
+  doer: AccountRow,
+  found: PullInContext,
+  context: RepositoryContext,
+  options: MergeOptions,
+  now: Date,
+  poster: AccountRow | undefined,
+): Promise<string> {
+  const title = options.MergeTitleField?.trim() || defaultMessage(style, found.issue, found.pull, context, context);
+  const extra = options.MergeMessageField?.trim() ?? "";
+  const message = `${extra ? `${title}\n\n${extra}` : title}\n`;
+  if (message.length > MAX_MESSAGE) throw new Invalid("[MergeMessageField]: MaxSize");
+  const committer = signature(doer, now);
+  const conflict = (paths: string[]) =>
+    new Conflict(`merge conflict in ${paths.length > 0 ? paths.join(", ") : "the pull request"}`);
+  switch (style) {
+    case "fast-forward-only":
+      if (!(await isAncestor(path, baseTip, head))) throw new Conflict("the base branch has diverged: not a fast-forward");
+      return head;
+    case "rebase": {
+      if (await isAncestor(path, baseTip, head)) return head;
+      const replayed = await replayCommits(path, baseTip, head, committer);
+      if (replayed.tip === undefined) throw conflict(replayed.conflicts);
+      return replayed.tip;
+    }
+    case "rebase-merge": {
+      let rebased = head;
+      if (!(await isAncestor(path, baseTip, head))) {
+        const replayed = await replayCommits(path, baseTip, head, committer);
+        if (replayed.tip === undefined) throw conflict(replayed.conflicts);
+        rebased = replayed.tip;
+      }
+      const tree = (await readCommits(path, [rebased])).get(rebased)?.tree as string;
+      return commitTree(path, tree, [baseTip, rebased], message, committer, committer);
+    }
+    case "squash": {
+      const merged = await mergeTrees(path, baseTip, head);
+      if (merged.tree === undefined) throw conflict(merged.conflicts);
+      // The squashed commit is the poster's, as in Gitea.
+      const author = poster ? signature(poster, now) : committer;
+      return commitTree(path, merged.tree, [baseTip], message, author, committer);
+    }
+    default: {
+      const merged = await mergeTrees(path, baseTip, head);
+      if (merged.tree === undefined) throw conflict(merged.conflicts);
+      return commitTree(path, merged.tree, [baseTip, head], message, committer, committer);
+    }
+  }
+}
+
+interface MergeRecord {
+  mergedCommit: string;
+  mergeBase: string;
+  head: string;
+  manual: boolean;
+  events: RepositoryEvent[];
+  rootUrl: URL;
+  at: Date;
+}
+
+async function recordMerge(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  doer: AccountRow,
+  found: PullInContext,
+  record: MergeRecord,
+): Promise<void> {
+  const now = toStoredTime(record.at, database.dialect);
+  const audience: IssueAudience = { where: context, rootUrl: record.rootUrl };
+  await database.db.transaction().execute(async (trx) => {
+    const pull = await lockPull(trx, database.dialect, found.pull.id);
+    if (!pull || readBool(pull.has_merged) || pull.status !== PULL_STATUS.merging) throw new NotAllowed("");
+    await updatePullRow(trx, pull.id, {
+      has_merged: true,
+      merged_by_id: doer.id,
+      merged_at: now,
+      merge_commit_sha: record.mergedCommit,
+      merge_base: record.mergeBase,
+      head_commit_id: record.head,
+      status: record.manual ? PULL_STATUS.manuallyMerged : PULL_STATUS.mergeable,
+    });
+    for (const event of record.events) await queueRepositoryEvent(trx, event);
+    const issue = (await lockIssue(trx, database.dialect, found.issue.id)) ?? found.issue;
+    await changeState(trx, audience, doer, issue, true, now, EVENT.mergePull);
+    await closeReferencedIssues(trx, database, audience, doer, issue, now);
+  });
+}
+
+/** Closes the open issues of the repository that the pull's title and body name after a closing keyword. */
+async function closeReferencedIssues(
+  trx: Kysely<ForgeTables>,
+  database: ForgeDatabase,
+  audience: IssueAudience,
+  doer: AccountRow,
+  pull: IssueRow,
+  now: string | Date,
+): Promise<void> {
+  for (const number of closingReferences(`${pull.title}\n${pull.body}`).slice(0, 100)) {
+    const target = await findIssueByNumber(trx, pull.repo_id, number);
+    if (!target || readBool(target.is_pull) || readBool(target.is_closed)) continue;
+    const locked = (await lockIssue(trx, database.dialect, target.id)) ?? target;
+    await changeState(trx, audience, doer, locked, true, now);
+  }
+}
+
+/**
+ * Deletes a merged pull's head branch (same repository only) when no open pull still uses it and
+ * it is not the default branch; only if it still points where it was merged from. Its `delete`
+ * webhook follows.
+ */
+async function deleteHeadBranch(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  doer: AccountRow,
+  found: PullInContext,
+): Promise<void> {
+  const pull = await findPullById(database.db, found.pull.id);
+  if (!pull || pull.head_repo_id !== context.repository.id) return;
+  if (pull.head_branch === context.repository.default_branch) return;
+  if (await headInUse(database.db, context.repository.id, pull.head_branch, pull.id)) return;
+  const path = pathOf(storage, context);
+  const ref = `refs/heads/${pull.head_branch}`;
+  const tip = await refTarget(path, ref);
+  if (tip === undefined || tip !== pull.head_commit_id) return;
+  if (!(await moveRef(path, ref, NULL_SHA, tip))) return;
+  const events = await pushEvents(database.db, path, context.repository, context.owner, doer, {
+    before: new Map([[ref, tip]]),
+    after: new Map(),
+  });
+  await database.db.transaction().execute(async (trx) => {
+    for (const event of events) await queueRepositoryEvent(trx, event);
+  });
+  signalQueuedDeliveries();
+}
+
+/** GET /pulls/{index}/merge: whether the pull is merged. */
+export function isMerged(found: PullInContext): boolean {
+  return readBool(found.pull.has_merged);
+}

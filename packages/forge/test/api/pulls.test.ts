@@ -1,0 +1,262 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type TempDir, tempDir } from "@anvil/core/testing";
+import { api, forEachForge } from "../support/forge.ts";
+import { makePerson, type Person } from "../support/people.ts";
+import { type Clone, cloneOf, makeRepository, waitForMergeable } from "../support/pulls.ts";
+
+// Pull requests of one repository: opening them (and what is refused), reading them, their place
+// among the issues, editing them, and their diff, commits and files.
+
+interface Pull {
+  id: number;
+  number: number;
+  title: string;
+  state: string;
+  mergeable: boolean;
+  merged: boolean;
+  head: { ref: string; sha: string; repo_id: number };
+  base: { ref: string; sha: string };
+  merge_base: string;
+  labels: Array<{ id: number }>;
+  requested_reviewers: Array<{ login: string }>;
+}
+
+forEachForge("forge pull requests", (forge) => {
+  let ada: Person;
+  let bob: Person;
+  let work: TempDir;
+  let clone: Clone;
+  let featureHead: string;
+
+  before(async () => {
+    work = await tempDir("forge-pulls-");
+    ada = await makePerson(forge.url, forge.adminToken, "ada");
+    bob = await makePerson(forge.url, forge.adminToken, "bob");
+    await makeRepository(forge.url, ada.token, "tool");
+    clone = await cloneOf(forge.url, "ada", "password123", "ada", "tool", work.path);
+    await clone.branch("feature");
+    featureHead = await clone.commit("feature.txt", "a feature\n", "add a feature");
+    await clone.push("feature");
+    await clone.branch("other", "main");
+    await clone.commit("other.txt", "other\n", "other work");
+    await clone.push("other");
+  });
+  after(() => work.remove());
+
+  const pulls = "/repos/ada/tool/pulls";
+
+  test("POST /pulls opens a pull: 201 with both branches, the head commit, and a merge base", async () => {
+    const made = await api<Pull>(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "feature", base: "main", title: "A feature", body: "adds it" },
+      shape: "PullRequest",
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.number, 1);
+    assert.equal(made.body.state, "open");
+    assert.equal(made.body.merged, false);
+    assert.equal(made.body.head.ref, "feature");
+    assert.equal(made.body.head.sha, featureHead);
+    assert.equal(made.body.base.ref, "main");
+    assert.equal(made.body.merge_base, await clone.run("rev-parse", "main"));
+    assert.equal(made.body.base.sha, await clone.run("rev-parse", "main"));
+    const pull = await waitForMergeable(forge.url, ada.token, `${pulls}/1`, true);
+    assert.equal(pull.mergeable, true);
+    // The base repository keeps the head as refs/pull/1/head.
+    await clone.run("fetch", "-q", "origin", "refs/pull/1/head:refs/remotes/pull1");
+    assert.equal(await clone.run("rev-parse", "refs/remotes/pull1"), featureHead);
+  });
+
+  test("an open pull for the same head and base is a 409; head == base and missing branches are refused", async () => {
+    const again = await api<{ message: string }>(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "feature", base: "main", title: "again" },
+    });
+    assert.equal(again.status, 409);
+    assert.match(again.body.message, /pull request already exists/);
+    const same = await api(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "main", base: "main", title: "nothing" },
+    });
+    assert.equal(same.status, 422);
+    for (const body of [
+      { head: "missing", base: "main", title: "x" },
+      { head: "feature", base: "missing", title: "x" },
+      { head: "../etc", base: "main", title: "x" },
+      { head: "-x", base: "main", title: "x" },
+      { head: "nobody:feature", base: "main", title: "x" },
+    ]) {
+      const answer = await api(forge.url, "POST", pulls, { token: ada.token, body });
+      assert.equal(answer.status, 404, JSON.stringify(body));
+    }
+    const untitled = await api(forge.url, "POST", pulls, { token: ada.token, body: { head: "other", base: "main" } });
+    assert.equal(untitled.status, 422);
+    const anonymous = await api(forge.url, "POST", pulls, { body: { head: "other", base: "main", title: "x" } });
+    assert.equal(anonymous.status, 401);
+  });
+
+  test("pull numbers interleave with issue numbers; the issue list shows pulls with pull_request, type filters them", async () => {
+    const issue = await api<{ number: number }>(forge.url, "POST", "/repos/ada/tool/issues", {
+      token: ada.token,
+      body: { title: "an issue" },
+    });
+    assert.equal(issue.body.number, 2);
+    const pull = await api<Pull>(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "other", base: "main", title: "Other work" },
+      shape: "PullRequest",
+    });
+    assert.equal(pull.status, 201);
+    assert.equal(pull.body.number, 3);
+    const all = await api<Array<{ number: number; pull_request: { merged: boolean } | null }>>(
+      forge.url,
+      "GET",
+      "/repos/ada/tool/issues?state=all",
+      { shape: "Issue[]" },
+    );
+    assert.deepEqual(
+      all.body.map((row) => [row.number, row.pull_request === null ? "issue" : "pull"]),
+      [
+        [3, "pull"],
+        [2, "issue"],
+        [1, "pull"],
+      ],
+    );
+    assert.equal(all.body[0].pull_request?.merged, false);
+    const onlyPulls = await api<Array<{ number: number }>>(forge.url, "GET", "/repos/ada/tool/issues?type=pulls");
+    assert.deepEqual(
+      onlyPulls.body.map((row) => row.number),
+      [3, 1],
+    );
+    const onlyIssues = await api<Array<{ number: number }>>(forge.url, "GET", "/repos/ada/tool/issues?type=issues");
+    assert.deepEqual(
+      onlyIssues.body.map((row) => row.number),
+      [2],
+    );
+    const repo = await api<{ open_pr_counter: number; open_issues_count: number }>(forge.url, "GET", "/repos/ada/tool");
+    assert.equal(repo.body.open_pr_counter, 2);
+    assert.equal(repo.body.open_issues_count, 1);
+    // The issue route reaches a pull's issue side; the pull route does not reach an issue.
+    assert.equal((await api(forge.url, "GET", "/repos/ada/tool/issues/1")).status, 200);
+    assert.equal((await api(forge.url, "GET", `${pulls}/2`)).status, 404);
+  });
+
+  test("GET /pulls lists with state, sort, poster and paging; GET /pulls/{base}/{head} finds one", async () => {
+    const listed = await api<Pull[]>(forge.url, "GET", `${pulls}?limit=1`, { shape: "PullRequest[]" });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.headers.get("x-total-count"), "2");
+    assert.deepEqual(
+      listed.body.map((row) => row.number),
+      [3],
+    );
+    assert.match(listed.headers.get("link") ?? "", /rel="next"/);
+    const oldest = await api<Pull[]>(forge.url, "GET", `${pulls}?sort=oldest`);
+    assert.deepEqual(
+      oldest.body.map((row) => row.number),
+      [1, 3],
+    );
+    const byBob = await api<Pull[]>(forge.url, "GET", `${pulls}?poster=bob`);
+    assert.deepEqual(byBob.body, []);
+    const closed = await api<Pull[]>(forge.url, "GET", `${pulls}?state=closed`);
+    assert.deepEqual(closed.body, []);
+    const found = await api<Pull>(forge.url, "GET", `${pulls}/main/feature`, { shape: "PullRequest" });
+    assert.equal(found.status, 200);
+    assert.equal(found.body.number, 1);
+    const byOwner = await api<Pull>(forge.url, "GET", `${pulls}/main/ada:feature`);
+    assert.equal(byOwner.body.number, 1);
+    assert.equal((await api(forge.url, "GET", `${pulls}/main/nothing`)).status, 404);
+    assert.equal((await api(forge.url, "GET", `${pulls}/abc`)).status, 404);
+  });
+
+  test("the diff, patch, commits and files of a pull", async () => {
+    const diff = await fetch(`${forge.url}/api/v1${pulls}/1.diff`);
+    assert.equal(diff.status, 200);
+    const text = await diff.text();
+    assert.match(text, /^diff --git a\/feature.txt b\/feature.txt/m);
+    assert.match(text, /^\+a feature$/m);
+    const patch = await (await fetch(`${forge.url}/api/v1${pulls}/1.patch`)).text();
+    assert.match(patch, /^Subject: \[PATCH\] add a feature$/m);
+    const commits = await api<Array<{ sha: string }>>(forge.url, "GET", `${pulls}/1/commits`, { shape: "Commit[]" });
+    assert.equal(commits.status, 200);
+    assert.deepEqual(
+      commits.body.map((commit) => commit.sha),
+      [featureHead],
+    );
+    assert.equal(commits.headers.get("x-total-count"), "1");
+    const files = await api<Array<{ filename: string; status: string; additions: number }>>(
+      forge.url,
+      "GET",
+      `${pulls}/1/files`,
+      { shape: "ChangedFile[]" },
+    );
+    assert.deepEqual(
+      files.body.map((file) => [file.filename, file.status, file.additions]),
+      [["feature.txt", "added", 1]],
+    );
+  });
+
+  test("PATCH /pulls/{index} answers 201: title, labels, state; a reader who did not open it gets 403", async () => {
+    const label = await api<{ id: number }>(forge.url, "POST", "/repos/ada/tool/labels", {
+      token: ada.token,
+      body: { name: "ready", color: "00ff00" },
+    });
+    const edited = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, {
+      token: ada.token,
+      body: { title: "Other work, renamed", labels: [label.body.id] },
+      shape: "PullRequest",
+    });
+    assert.equal(edited.status, 201, JSON.stringify(edited.body));
+    assert.equal(edited.body.title, "Other work, renamed");
+    assert.deepEqual(
+      edited.body.labels.map((row) => row.id),
+      [label.body.id],
+    );
+    const byBob = await api(forge.url, "PATCH", `${pulls}/3`, { token: bob.token, body: { title: "mine" } });
+    assert.equal(byBob.status, 403);
+    const closed = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, { token: ada.token, body: { state: "closed" } });
+    assert.equal(closed.status, 201);
+    assert.equal(closed.body.state, "closed");
+    const repo = await api<{ open_pr_counter: number }>(forge.url, "GET", "/repos/ada/tool");
+    assert.equal(repo.body.open_pr_counter, 1);
+    const reopened = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, { token: ada.token, body: { state: "open" } });
+    assert.equal(reopened.body.state, "open");
+  });
+
+  test("PATCH base moves the pull to another branch; a missing base is a 404", async () => {
+    await clone.branch("release", "main");
+    await clone.push("release");
+    const missing = await api<{ message: string }>(forge.url, "PATCH", `${pulls}/3`, {
+      token: ada.token,
+      body: { base: "nowhere" },
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, "new base 'nowhere' not exist");
+    const moved = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, {
+      token: ada.token,
+      body: { base: "release" },
+      shape: "PullRequest",
+    });
+    assert.equal(moved.status, 201);
+    assert.equal(moved.body.base.ref, "release");
+    await waitForMergeable(forge.url, ada.token, `${pulls}/3`, true);
+  });
+
+  test("a reader may open a pull between branches of a public repository; only writers may merge", async () => {
+    const made = await api<Pull>(forge.url, "POST", pulls, {
+      token: bob.token,
+      body: { head: "other", base: "main", title: "from bob", labels: [1] },
+      shape: "PullRequest",
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    // A reader's labels are dropped, as for issues.
+    assert.deepEqual(made.body.labels, []);
+    await waitForMergeable(forge.url, ada.token, `${pulls}/${made.body.number}`, true);
+    const merge = await api<{ message: string }>(forge.url, "POST", `${pulls}/${made.body.number}/merge`, {
+      token: bob.token,
+      body: { Do: "merge" },
+    });
+    assert.equal(merge.status, 405);
+    assert.equal(merge.body.message, "User not allowed to merge PR");
+  });
+});
