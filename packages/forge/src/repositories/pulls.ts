@@ -1,5 +1,5 @@
 import { countRows, type DialectName, forUpdate } from "@anvil/core";
-import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from "kysely";
 import type {
   ForgeTables,
   PullRequestTable,
@@ -125,9 +125,14 @@ export async function headInUse(
   return row !== undefined;
 }
 
+// A pull claimed by a merge keeps its claim when marked; its moved version tells the merge, if it
+// fails, that the status it had before is out of date (see releaseMerge).
+const checkingUnlessClaimed = () =>
+  sql<string>`case when status = ${PULL_STATUS.merging} then status else ${PULL_STATUS.checking} end`;
+
 /**
  * Marks the open pulls whose base or head is in this repository for a mergeability check (a push
- * moved some branch there); a pull being merged keeps its claim. Answers how many were marked.
+ * moved some branch there). Answers how many were marked.
  */
 export async function markPullsForCheck(
   db: Kysely<ForgeTables>,
@@ -137,9 +142,8 @@ export async function markPullsForCheck(
   if (branches !== undefined && branches.length === 0) return 0;
   let update = db
     .updateTable("pull_request")
-    .set((eb) => ({ status: "checking", check_version: eb("check_version", "+", 1) }))
+    .set((eb) => ({ status: checkingUnlessClaimed(), check_version: eb("check_version", "+", 1) }))
     .where("has_merged", "=", false)
-    .where("status", "!=", PULL_STATUS.merging)
     .where((eb) =>
       eb.exists(
         eb
@@ -196,7 +200,7 @@ export async function markPushedPulls(
 export async function markPullForCheck(db: Kysely<ForgeTables>, id: number): Promise<void> {
   await db
     .updateTable("pull_request")
-    .set((eb) => ({ status: "checking", check_version: eb("check_version", "+", 1) }))
+    .set((eb) => ({ status: checkingUnlessClaimed(), check_version: eb("check_version", "+", 1) }))
     .where("id", "=", id)
     .where("has_merged", "=", false)
     .execute();
@@ -231,26 +235,41 @@ export async function writeCheckResult(
 }
 
 /**
- * Claims the pull for one merge: only a mergeable, unmerged pull can be claimed, and only once;
- * the claim holds until the merge is recorded or released.
+ * Claims the pull for one merge: only an unmerged pull in one of these statuses can be claimed,
+ * and only once; the claim holds until the merge is recorded or released.
  */
-export async function claimMerge(db: Kysely<ForgeTables>, id: number, statuses: readonly string[]): Promise<boolean> {
+export async function claimMerge(db: Kysely<ForgeTables>, pull: PullRow, statuses: readonly string[]): Promise<boolean> {
+  if (!statuses.includes(pull.status)) return false;
   const result = await db
     .updateTable("pull_request")
     .set({ status: PULL_STATUS.merging })
-    .where("id", "=", id)
+    .where("id", "=", pull.id)
     .where("has_merged", "=", false)
-    .where("status", "in", statuses)
+    .where("status", "=", pull.status)
+    .where("check_version", "=", pull.check_version)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Gives a claim back: the pull is checked again. */
-export async function releaseMerge(db: Kysely<ForgeTables>, id: number): Promise<void> {
+/**
+ * Gives a claim back: the pull has the status it had when claimed, unless it was marked for a
+ * check meanwhile (a push), or `recheck` says the merge found it out of date: then it is checked.
+ */
+export async function releaseMerge(db: Kysely<ForgeTables>, claimed: PullRow, recheck: boolean): Promise<void> {
+  if (!recheck) {
+    const restored = await db
+      .updateTable("pull_request")
+      .set({ status: claimed.status })
+      .where("id", "=", claimed.id)
+      .where("status", "=", PULL_STATUS.merging)
+      .where("check_version", "=", claimed.check_version)
+      .executeTakeFirst();
+    if (Number(restored.numUpdatedRows) === 1) return;
+  }
   await db
     .updateTable("pull_request")
     .set((eb) => ({ status: PULL_STATUS.checking, check_version: eb("check_version", "+", 1) }))
-    .where("id", "=", id)
+    .where("id", "=", claimed.id)
     .where("status", "=", PULL_STATUS.merging)
     .execute();
 }

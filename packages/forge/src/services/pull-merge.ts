@@ -87,6 +87,22 @@ export function closingReferences(text: string): number[] {
   return [...new Set([...text.matchAll(CLOSING)].map((match) => Number(match[1])))];
 }
 
+/**
+ * Claims the pull for this merge (see claimMerge); a pull marked meanwhile (a push) is read again
+ * and claimed if it still may be. 405 when it is merged, or is being checked or merged now.
+ */
+async function claim(database: ForgeDatabase, pull: PullRow, statuses: readonly string[]): Promise<PullRow> {
+  let current: PullRow | undefined = pull;
+  for (let attempt = 0; attempt < 3 && current; attempt++) {
+    if (readBool(current.has_merged)) throw new NotAllowed("");
+    if (!statuses.includes(current.status)) break;
+    if (await claimMerge(database.db, current, statuses)) return current;
+    current = await findPullById(database.db, pull.id);
+  }
+  if (current && readBool(current.has_merged)) throw new NotAllowed("");
+  throw new NotAllowed("Please try again later");
+}
+
 /** Why the pull cannot be merged by `doer` now, in Gitea's words and statuses; nothing when it can. */
 async function checkMergeable(
   database: ForgeDatabase,
@@ -133,24 +149,26 @@ export async function mergePull(
   const claimable = manual
     ? [PULL_STATUS.mergeable, PULL_STATUS.empty, PULL_STATUS.conflict, PULL_STATUS.checking, PULL_STATUS.error]
     : [PULL_STATUS.mergeable, PULL_STATUS.empty];
-  if (!(await claimMerge(database.db, found.pull.id, claimable))) {
-    const now = await findPullById(database.db, found.pull.id);
-    if (now && readBool(now.has_merged)) throw new NotAllowed("");
-    throw new NotAllowed("Please try again later");
-  }
+  const claimed = await claim(database, found.pull, claimable);
   let released = false;
+  // A merge that failed on what a check would see differently (a head or base that moved) has the
+  // pull checked again; any other failure leaves it as it was.
+  let recheck = false;
   const release = async () => {
     if (released) return;
     released = true;
-    await releaseMerge(database.db, found.pull.id);
-    wakePullChecker();
+    await releaseMerge(database.db, claimed, recheck);
+    if (recheck) wakePullChecker();
   };
   try {
     const basePath = pathOf(storage, context);
     const baseRef = `refs/heads/${found.pull.base_branch}`;
     const baseTip = await refTarget(basePath, baseRef);
     if (baseTip === undefined) throw new Conflict("base branch does not exist");
-    const head = await currentHead(database, storage, context, found);
+    const head = await currentHead(database, storage, context, found).catch((error) => {
+      recheck = true;
+      throw error;
+    });
     if (options.head_commit_id && options.head_commit_id !== head) throw new Conflict("head out of date");
     const now = new Date();
     let tip: string;
@@ -169,8 +187,10 @@ export async function mergePull(
       mergedCommit = tip;
     }
     // The claim on the base branch: it moves only from the tip the merge was made on.
-    if (tip !== baseTip && !(await moveRef(basePath, baseRef, tip, baseTip)))
+    if (tip !== baseTip && !(await moveRef(basePath, baseRef, tip, baseTip))) {
+      recheck = true;
       throw new Conflict("merge push out of date");
+    }
     const events =
       tip === baseTip
         ? []
