@@ -38,6 +38,7 @@ export {
   moveToTrash,
   readRepositoryRowId,
   setAside,
+  stageClone,
   stageRepository,
   sweepLeftovers,
   writeRepositoryRowId,

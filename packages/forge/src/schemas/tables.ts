@@ -75,6 +75,10 @@ export interface RepositoryTable {
   num_closed_pulls: Generated<number>;
   /** Moves on every change of the repository's issues (see listIssueRows). */
   issue_version: Generated<number>;
+  is_fork: Generated<Bool>;
+  /** The repository this one was forked from; null once that one is deleted. */
+  fork_id: Generated<number | null>;
+  num_forks: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */

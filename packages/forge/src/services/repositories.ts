@@ -21,6 +21,7 @@ import {
   setDefaultBranch,
 } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
+import { countFork } from "../repositories/forks.ts";
 import {
   findRepository,
   findRepositoryById,
@@ -292,14 +293,17 @@ export async function deleteRepository(
   requireAccess(context, ACCESS_OWNER);
   const location = { owner: context.owner.name, name: context.repository.name };
   // The payload's repository is read in the transaction, before its row goes.
-  await removeRepository(database, storage, context.repository.id, location, (trx) =>
-    queueRepositoryEvent(trx, {
+  const forkOf = context.repository.fork_id;
+  await removeRepository(database, storage, context.repository.id, location, async (trx) => {
+    await queueRepositoryEvent(trx, {
       repoId: context.repository.id,
       senderId: doer.id,
       type: "repository",
       fields: { action: "deleted" },
-    }),
-  );
+    });
+    // Its own forks keep their objects (hard-linked copies) and lose their parent by the foreign key.
+    if (forkOf !== null) await countFork(trx, forkOf, -1);
+  });
 }
 
 /** What a push changes in the repository's row: whether it has any ref, and its default branch. */

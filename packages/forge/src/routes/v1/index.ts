@@ -9,6 +9,7 @@ import { registerAdminUsers } from "./admin-users.ts";
 import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
+import { registerForks } from "./forks.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerHooks } from "./hooks.ts";
 import { registerIssues } from "./issues.ts";
@@ -149,6 +150,7 @@ export async function registerApiV1(
       registerComments(context);
       registerReactions(context);
       registerSubscriptions(context);
+      registerForks(context);
     },
     { prefix: "/api/v1" },
   );
