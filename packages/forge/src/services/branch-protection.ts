@@ -8,6 +8,7 @@ import {
   toStoredTime,
 } from "@anvil/core";
 import type { Kysely, Updateable } from "kysely";
+import { type PushRule, pushRulesEnvironment } from "../git/index.ts";
 import { type AccountRow, findAccountByName, findAccountsByIds } from "../repositories/accounts.ts";
 import {
   type BranchProtectionRow,
@@ -21,11 +22,16 @@ import {
   updateBranchProtection,
 } from "../repositories/branch-protections.ts";
 import { findTeamByName } from "../repositories/teams.ts";
-import { ACCOUNT_USER, type BranchProtectionTable, type ForgeTables } from "../schemas/tables.ts";
+import {
+  ACCOUNT_ORGANIZATION,
+  ACCOUNT_USER,
+  type BranchProtectionTable,
+  type ForgeTables,
+} from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_WRITE, accessTo, type Permission, repositoryPermission } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
-import { compileBranchFilter } from "./branch-filter.ts";
-import { isOrganization, type RepositoryContext, requireAccess } from "./repositories.ts";
+import { isRuleNameSpecial, ruleNameMatches } from "./branch-rules.ts";
+import type { RepositoryContext } from "./repositories.ts";
 
 // Branch protection as Gitea's protected_branch: rules named by a branch name or a glob over
 // branch names (`*` stays within a path segment, `**` crosses them), tried in priority order; the
@@ -39,18 +45,11 @@ export type BranchProtection = BranchProtectionRow;
 const MAX_RULES = 100;
 const MAX_RULE_NAME = 255;
 
-// gobwas/glob's special characters: a rule name holding none of them is a plain branch name.
-const GLOB_SPECIAL = /[*?[\]{}\\]/;
-
-export function isRuleNameSpecial(ruleName: string): boolean {
-  return GLOB_SPECIAL.test(ruleName);
-}
+export { isRuleNameSpecial };
 
 /** Whether the rule protects the branch: a plain name in any case, a glob by its match. */
 export function ruleMatches(rule: BranchProtection, branch: string): boolean {
-  if (!isRuleNameSpecial(rule.rule_name)) return rule.rule_name.toLowerCase() === branch.toLowerCase();
-  // A glob that does not compile protects the branch of exactly its name, as Gitea quotes it.
-  return compileBranchFilter(rule.rule_name, "/")?.matches(branch) ?? rule.rule_name === branch;
+  return ruleNameMatches(rule.rule_name, branch);
 }
 
 /** The repository's rules in the order they are tried: priority, plain names before globs, age. */
@@ -204,6 +203,26 @@ export async function branchProtectionView(
   };
 }
 
+/**
+ * receive-pack's environment for a push by `pusher`: what each of the repository's rules lets them
+ * do, for git's update hook to apply ref by ref (git/push-rules.ts); empty when no rule exists.
+ */
+export async function pushEnvironment(
+  db: Kysely<ForgeTables>,
+  context: RepositoryContext,
+  pusher: AccountRow,
+): Promise<Record<string, string>> {
+  const decided: PushRule[] = [];
+  for (const rule of await protectionRules(db, context.repository.id)) {
+    decided.push({
+      rule: rule.rule_name,
+      push: await canPush(db, rule, pusher, context.permission),
+      force: await canForcePush(db, rule, pusher, context.permission),
+    });
+  }
+  return pushRulesEnvironment(decided);
+}
+
 // --- The /branch_protections resource --------------------------------------------------------------
 
 /** The fields of Gitea's CreateBranchProtectionOption and EditBranchProtectionOption. */
@@ -241,7 +260,7 @@ export interface BranchProtectionInput {
 
 /** Only a repository's admins see or change its rules, as in Gitea. */
 export function requireProtectionAdmin(context: RepositoryContext): void {
-  requireAccess(context, ACCESS_ADMIN);
+  if (context.permission.mode < ACCESS_ADMIN) throw new Forbidden("Must be an admin of the repository");
 }
 
 /**
@@ -270,7 +289,7 @@ async function teamIds(
   context: RepositoryContext,
   names: string[],
 ): Promise<number[]> {
-  if (!isOrganization(context.owner)) return [];
+  if (context.owner.type !== ACCOUNT_ORGANIZATION) return [];
   const ids: number[] = [];
   for (const name of new Set(names)) {
     const team = await findTeamByName(database.db, context.owner.id, name);
