@@ -1,3 +1,4 @@
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { type Attempt, type Attempted, attempter, type Numbered } from "./attempts.ts";
 
@@ -13,9 +14,21 @@ export interface AttemptThreadData {
 export type ToAttemptThread = { attempts: Numbered<Attempt>[] } | { close: true };
 export type FromAttemptThread = { results: Numbered<Attempted>[] };
 
+/**
+ * The thread's nice value. Deliveries are background work: when the cores are contended, the
+ * kernel should serve the API's thread first. On Linux a nice value belongs to a thread, so this
+ * lowers this thread alone.
+ */
+const NICE = 10;
+
 const port = parentPort;
 if (port === null) throw new Error("attempt-thread.ts runs only as a worker thread");
 const { allowedHosts, timeoutMs } = workerData as AttemptThreadData;
+try {
+  setPriority(0, NICE);
+} catch {
+  // Where the platform keeps one priority per process, or refuses, attempts run at the usual one.
+}
 const { attempt, close } = attempter(allowedHosts, timeoutMs);
 let results: Numbered<Attempted>[] = [];
 
