@@ -38,7 +38,9 @@ export {
   replayCommits,
   setRef,
 } from "./pulls.ts";
-export { checkBranchName, isBranchName } from "./ref-name.ts";
+export { type PushRule, pushRulesEnvironment } from "./push-rules.ts";
+export { checkBranchName, checkTagName, isBranchName, isTagName } from "./ref-name.ts";
+export { type RefChange, RefUpdateRefused, updateRefs, ZERO_ID } from "./ref-updates.ts";
 export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
@@ -58,6 +60,7 @@ export {
   moveToTrash,
   readRepositoryRowId,
   setAside,
+  stageClone,
   stageRepository,
   sweepLeftovers,
   writeRepositoryRowId,
@@ -72,4 +75,5 @@ export {
   repositoryExists,
   setDefaultBranch,
 } from "./storage.ts";
+export { createTag, deleteTag, getTag, listTags, type NewTag, type Tag } from "./tags.ts";
 export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";

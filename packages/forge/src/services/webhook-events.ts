@@ -38,7 +38,9 @@ export type HookEventType =
   | "pull_request_review_request"
   | "pull_request_review_approved"
   | "pull_request_review_rejected"
-  | "pull_request_review_comment";
+  | "pull_request_review_comment"
+  | "fork"
+  | "release";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {
@@ -146,10 +148,42 @@ async function queueMessage(
   noteQueuedDeliveries();
 }
 
-/** The repository as its owner sees it, as Gitea puts it into every payload. */
-async function repositoryJson(trx: Kysely<ForgeTables>, repository: RepositoryRow, owner: AccountRow) {
+/** The repository as its owner sees it, as Gitea puts it into every payload (a fork with its parent). */
+async function repositoryJson(
+  trx: Kysely<ForgeTables>,
+  repository: RepositoryRow,
+  owner: AccountRow,
+): Promise<ReturnType<typeof toApiRepository>> {
   const topics = await topicsOfRepository(trx, repository.id);
-  return toApiRepository(repository, owner, owner, { mode: ACCESS_OWNER }, webhookUrls(trx), topics);
+  const parent = repository.fork_id === null ? undefined : await findRepositoryById(trx, repository.fork_id);
+  const parentOwner = parent && (await findAccountById(trx, parent.owner_id));
+  const parentJson =
+    parent && parentOwner
+      ? toApiRepository(
+          parent,
+          parentOwner,
+          parentOwner,
+          { mode: ACCESS_OWNER },
+          webhookUrls(trx),
+          await topicsOfRepository(trx, parent.id),
+        )
+      : null;
+  return toApiRepository(
+    repository,
+    owner,
+    owner,
+    { mode: ACCESS_OWNER },
+    webhookUrls(trx),
+    topics,
+    parentJson,
+  );
+}
+
+/** A repository by id as payloads show it (a fork's `forkee`…); undefined when it is gone. */
+export async function repositoryPayload(trx: Kysely<ForgeTables>, id: number) {
+  const repository = await findRepositoryById(trx, id);
+  const owner = repository && (await findAccountById(trx, repository.owner_id));
+  return repository && owner ? repositoryJson(trx, repository, owner) : undefined;
 }
 
 function senderJson(trx: Kysely<ForgeTables>, sender: AccountRow) {
@@ -183,7 +217,8 @@ export async function queueRepositoryEvent(trx: Kysely<ForgeTables>, event: Repo
   const fields = typeof event.fields === "function" ? await event.fields() : event.fields;
   const payload: Record<string, unknown> = {
     ...fields,
-    repository: await repositoryJson(trx, repository, owner),
+    // A fork's payload names another repository `repository` (see queueForkEvents).
+    repository: fields.repository ?? (await repositoryJson(trx, repository, owner)),
     sender: senderJson(trx, sender),
   };
   if (event.type === "repository" && owner.type === ACCOUNT_ORGANIZATION)

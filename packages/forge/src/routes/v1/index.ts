@@ -6,9 +6,11 @@ import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerBranches } from "./branches.ts";
 import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
+import { registerForks } from "./forks.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerHooks } from "./hooks.ts";
 import { registerIssues } from "./issues.ts";
@@ -151,6 +153,8 @@ export async function registerApiV1(
       registerComments(context);
       registerReactions(context);
       registerSubscriptions(context);
+      registerForks(context);
+      registerBranches(context);
     },
     { prefix: "/api/v1" },
   );
