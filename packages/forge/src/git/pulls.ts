@@ -115,9 +115,13 @@ export async function refTarget(repoPath: string, ref: string): Promise<string |
   return exitCode === 0 ? stdout.trim() : undefined;
 }
 
-/** Brings `sourceRef` of another repository into `ref` of this one (a fork's head into refs/pull/N/head). */
-export async function fetchRef(repoPath: string, sourcePath: string, sourceRef: string, ref: string): Promise<void> {
-  await runGit([gitDir(repoPath), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", sourcePath, `+${sourceRef}:${ref}`]);
+/**
+ * Brings `sourceRef` of another repository on this disk into `ref` of this one (a fork's head
+ * into refs/pull/N/head); without `ref`, only its commits.
+ */
+export async function fetchRef(repoPath: string, sourcePath: string, sourceRef: string, ref?: string): Promise<void> {
+  const refspec = ref === undefined ? sourceRef : `+${sourceRef}:${ref}`;
+  await runGit([gitDir(repoPath), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", sourcePath, refspec]);
 }
 
 /** How many commits a pull may bring at most: more is refused rather than replayed or listed. */

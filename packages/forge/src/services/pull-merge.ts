@@ -5,6 +5,7 @@ import { NotAllowed } from "../errors.ts";
 import {
   type CommitIdentity,
   commitTree,
+  fetchRef,
   gitDate,
   isAncestor,
   isCommitId,
@@ -33,14 +34,13 @@ import {
 } from "../repositories/pulls.ts";
 import { findRepositoryById } from "../repositories/repos.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
-import { ACCESS_WRITE, accessTo } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { changeState, type IssueAudience } from "./issues.ts";
 import { wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
 import type { RepositoryContext, Storage } from "./repositories.ts";
-import { approvalsMissing } from "./reviews.ts";
+import { approvalsMissing, mayMergeInto } from "./reviews.ts";
 import { queueRepositoryEvent, type RepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
 
@@ -65,13 +65,9 @@ export interface MergeOptions {
 /** Merge messages are bounded as issue bodies are. */
 const MAX_MESSAGE = 65_536;
 
-/** Gitea's default merge message (its title line), per style. */
-function defaultMessage(style: MergeStyle, issue: IssueRow, pull: PullRow, head: RepositoryContext | undefined, base: RepositoryContext): string {
+/** Gitea's default merge message (its title line), per style; `from` names the head. */
+function defaultMessage(style: MergeStyle, issue: IssueRow, pull: PullRow, from: string): string {
   if (style === "squash") return `${issue.title} (#${issue.number})`;
-  const from =
-    head === undefined || head.repository.id === base.repository.id
-      ? pull.head_branch
-      : `${head.owner.name}/${head.repository.name}:${pull.head_branch}`;
   return `Merge pull request '${issue.title}' (#${issue.number}) from ${from} into ${pull.base_branch}`;
 }
 
@@ -114,7 +110,8 @@ async function checkMergeable(
   const { issue, pull } = found;
   if (readBool(pull.has_merged)) throw new NotAllowed("");
   if (readBool(issue.is_closed)) throw new NotFound("pull request is closed");
-  if (accessTo(context.permission, "repo.code") < ACCESS_WRITE) throw new NotAllowed("User not allowed to merge PR");
+  if (!(await mayMergeInto(database, context, doer, pull.base_branch)))
+    throw new NotAllowed("User not allowed to merge PR");
   if (options.Do === "manually-merged") return;
   if (isWorkInProgress(issue.title)) throw new NotAllowed("Work in progress PRs cannot be merged");
   if (pull.status === PULL_STATUS.conflict)
@@ -165,7 +162,7 @@ export async function mergePull(
     const baseRef = `refs/heads/${found.pull.base_branch}`;
     const baseTip = await refTarget(basePath, baseRef);
     if (baseTip === undefined) throw new Conflict("base branch does not exist");
-    const head = await currentHead(database, storage, context, found).catch((error) => {
+    const { id: head, label } = await currentHead(database, storage, context, found).catch((error) => {
       recheck = true;
       throw error;
     });
@@ -183,7 +180,7 @@ export async function mergePull(
       mergedCommit = commit;
     } else {
       const poster = await findAccountById(database.db, found.issue.poster_id);
-      tip = await mergedTip(basePath, style, baseTip, head, doer, found, context, options, now, poster);
+      tip = await mergedTip(basePath, style, baseTip, { id: head, label }, doer, found, options, now, poster);
       mergedCommit = tip;
     }
     // The claim on the base branch: it moves only from the tip the merge was made on.
@@ -232,22 +229,30 @@ async function currentHead(
   storage: Storage,
   context: RepositoryContext,
   found: PullInContext,
-): Promise<string> {
+): Promise<{ id: string; label: string }> {
   const basePath = pathOf(storage, context);
   const kept = await refTarget(basePath, pullHeadRef(found.issue.number));
+  let label = found.pull.head_branch;
+  const branchRef = `refs/heads/${found.pull.head_branch}`;
   let tip = kept;
-  if (found.pull.head_repo_id === context.repository.id)
-    tip = (await refTarget(basePath, `refs/heads/${found.pull.head_branch}`)) ?? kept;
+  let headPath: string | undefined;
+  if (found.pull.head_repo_id === context.repository.id) headPath = basePath;
   else if (found.pull.head_repo_id !== null) {
     const repository = await findRepositoryById(database.db, found.pull.head_repo_id);
     const owner = repository && (await findAccountById(database.db, repository.owner_id));
-    if (repository && owner)
-      tip = (await refTarget(pathOf(storage, { repository, owner }), `refs/heads/${found.pull.head_branch}`)) ?? kept;
+    if (repository && owner) {
+      headPath = pathOf(storage, { repository, owner });
+      label = `${owner.name}/${repository.name}:${found.pull.head_branch}`;
+    }
   }
+  if (headPath !== undefined) tip = (await refTarget(headPath, branchRef)) ?? kept;
   if (tip === undefined) throw new Conflict("head branch does not exist");
   if (tip !== found.pull.head_commit_id) throw new NotAllowed("Please try again later");
-  if (tip !== kept) await setRef(basePath, pullHeadRef(found.issue.number), tip);
-  return tip;
+  if (tip !== kept) {
+    if (headPath === basePath || headPath === undefined) await setRef(basePath, pullHeadRef(found.issue.number), tip);
+    else await fetchRef(basePath, headPath, branchRef, pullHeadRef(found.issue.number));
+  }
+  return { id: tip, label };
 }
 
 /** Makes the commits of the merge and answers the base's new tip; a conflict is a 409 and moves nothing. */
@@ -255,15 +260,15 @@ async function mergedTip(
   path: string,
   style: MergeStyle,
   baseTip: string,
-  head: string,
+  headCommit: { id: string; label: string },
   doer: AccountRow,
   found: PullInContext,
-  context: RepositoryContext,
   options: MergeOptions,
   now: Date,
   poster: AccountRow | undefined,
 ): Promise<string> {
-  const title = options.MergeTitleField?.trim() || defaultMessage(style, found.issue, found.pull, context, context);
+  const head = headCommit.id;
+  const title = options.MergeTitleField?.trim() || defaultMessage(style, found.issue, found.pull, headCommit.label);
   const extra = options.MergeMessageField?.trim() ?? "";
   const message = `${extra ? `${title}\n\n${extra}` : title}\n`;
   if (message.length > MAX_MESSAGE) throw new Invalid("[MergeMessageField]: MaxSize");

@@ -7,6 +7,7 @@ import {
   commitsBetween,
   diffText,
   type FileChange,
+  fetchRef,
   getBranch,
   isBranchName,
   MAX_PULL_COMMITS,
@@ -29,8 +30,9 @@ import {
   type PullRow,
   updatePullRow,
 } from "../repositories/pulls.ts";
-import { findRepository } from "../repositories/repos.ts";
-import { ACCESS_READ, ACCESS_WRITE, accessTo } from "./access.ts";
+import { findForkOf } from "../repositories/forks.ts";
+import { findRepository, findRepositoryById, type RepositoryRow } from "../repositories/repos.ts";
+import { ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import {
   changeIssueLabels,
@@ -95,26 +97,39 @@ export interface HeadTarget {
 }
 
 /**
- * The repository a `head` of CreatePullRequestOption names: `branch` is in the base repository,
- * `owner:branch` in that owner's repository of the same name when it is the base's, else in
- * their fork of the base repository. Forks are not in this forge yet: a head in another
- * repository is not found (404), which is where fork heads will be resolved.
+ * The repository and branch a `head` names, as Gitea's compare info reads it: `branch` is in the
+ * base repository; `owner:branch` (or `owner/repo:branch` for a look-up) in the base repository
+ * when `owner` owns it, else in their fork of it, else in its parent when the base is a fork of
+ * `owner`'s repository. The viewer must read the head's code; anything else is a 404.
  */
 async function resolveHead(
   database: ForgeDatabase,
   base: RepositoryContext,
   head: string,
+  viewer: AccountRow | undefined,
 ): Promise<HeadTarget> {
   const parts = head.split(":");
   if (parts.length > 2) throw new NotFound("head does not exist");
   if (parts.length === 1) return { context: base, branch: head };
-  const [ownerName, branch] = parts;
+  const [where, branch] = parts;
+  const [ownerName, repoName] = where.split("/", 2);
   const owner = await findAccountByName(database.db, ownerName);
   if (!owner) throw new NotFound(`user does not exist [uid: 0, name: ${ownerName}]`);
-  if (owner.id === base.owner.id) return { context: base, branch };
-  const fork = await findRepository(database.db, owner.id, base.repository.name);
-  if (!fork) throw new NotFound("head repository does not exist");
-  throw new NotFound("head repository is not a fork of the base repository");
+  let repository: RepositoryRow | undefined;
+  if (repoName !== undefined) repository = await findRepository(database.db, owner.id, repoName);
+  else if (owner.id === base.owner.id) return { context: base, branch };
+  else {
+    repository = await findForkOf(database.db, base.repository.id, owner.id);
+    if (!repository && base.repository.fork_id !== null) {
+      const parent = await findRepositoryById(database.db, base.repository.fork_id);
+      if (parent?.owner_id === owner.id) repository = parent;
+    }
+  }
+  if (!repository) throw new NotFound("head repository does not exist");
+  if (repository.id === base.repository.id) return { context: base, branch };
+  const permission = await repositoryPermission(database, repository, owner, viewer);
+  if (accessTo(permission, "repo.code") < ACCESS_READ) throw new NotFound("head repository does not exist");
+  return { context: { repository, owner, permission }, branch };
 }
 
 export interface NewPull {
@@ -162,7 +177,7 @@ export async function createPull(
   const title = input.title ?? "";
   checkTitle(title);
   checkBody(input.body ?? "");
-  const head = await resolveHead(database, context, input.head);
+  const head = await resolveHead(database, context, input.head, doer);
   if (
     accessTo(head.context.permission, "repo.code") < ACCESS_READ ||
     !isBranchName(input.base) ||
@@ -188,6 +203,9 @@ export async function createPull(
   };
   const existing = await findOpenPull(database.db, targets);
   if (existing) throw alreadyExists(existing);
+  // A fork's head commits are brought into the base repository first (unreferenced until
+  // refs/pull/N/head names them), so that the two histories can be compared there.
+  if (!sameRepository) await fetchRef(basePath, headPath, `refs/heads/${headBranch.name}`);
   const base = await mergeBase(basePath, baseBranch.commit.id, headBranch.commit.id);
   if (base === undefined)
     throw new Invalid("Invalid PullRequest: the head and the base have no history in common");
@@ -234,6 +252,7 @@ export async function createPull(
     await requestReviewsInTransaction(trx, database, doer, issue, reviewers, now);
     return issue;
   });
+  // A ref that could not be written now is written by the check, which compares it with the head.
   await setRef(basePath, pullHeadRef(issue.number), headBranch.commit.id).catch(() => undefined);
   wakePullChecker();
   return issue;
@@ -284,9 +303,10 @@ export async function getPullByBaseHead(
   context: RepositoryContext,
   baseBranch: string,
   head: string,
+  viewer: AccountRow | undefined,
 ): Promise<PullInContext> {
   if (accessTo(context.permission, "repo.pulls") < ACCESS_READ) throw new NotFound();
-  const target = await resolveHead(database, context, head);
+  const target = await resolveHead(database, context, head, viewer);
   const pull = await findPullByTargets(database.db, {
     baseRepoId: context.repository.id,
     baseBranch,

@@ -20,8 +20,9 @@ import {
   reviewsOfIssue,
   updateReviewRow,
 } from "../repositories/pulls.ts";
-import type { ForgeTables } from "../schemas/tables.ts";
+import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
+import { canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import type { PullInContext } from "./pulls.ts";
@@ -55,7 +56,7 @@ export async function resolveReviewers(
   const accounts: AccountRow[] = [];
   for (const name of unique) {
     const account = await findAccountByName(database.db, name);
-    if (!account || account.type !== 0) throw new NotFound(`User '${name}' not exist`);
+    if (!account || account.type !== ACCOUNT_USER) throw new NotFound(`User '${name}' not exist`);
     if (account.id === poster.id) throw new Invalid("poster of pr can't be reviewer");
     const permission = await repositoryPermission(database, context.repository, context.owner, account);
     if (accessTo(permission, "repo.pulls") < ACCESS_READ)
@@ -269,7 +270,7 @@ export async function createReview(
   const type = reviewType(input.event, doer, found.issue, body.trim() !== "" || comments.length > 0);
   const commitId = input.commit_id || found.pull.head_commit_id;
   if (!isCommitId(commitId)) throw new Invalid("[CommitID]: invalid commit id");
-  const official = accessTo(context.permission, "repo.code") >= ACCESS_WRITE;
+  const official = await isOfficial(database, context, doer, found.pull);
   const now = toStoredTime(new Date(), database.dialect);
   return database.db.transaction().execute(async (trx) => {
     const pending =
@@ -286,7 +287,7 @@ export async function createReview(
         type,
         body,
         commit_id: commitId,
-        official: official && type !== REVIEW.pending && type !== REVIEW.comment,
+        official: official && (type === REVIEW.approve || type === REVIEW.reject),
         created_at: now,
         updated_at: now,
       }));
@@ -323,14 +324,14 @@ export async function submitReview(
   if (!input.event || input.event === "PENDING") throw new Invalid("review event PENDING is not allowed");
   const comments = await reviewComments(database.db, review.id);
   const type = reviewType(input.event, doer, found.issue, body.trim() !== "" || comments.length > 0);
-  const official = accessTo(context.permission, "repo.code") >= ACCESS_WRITE;
+  const official = await isOfficial(database, context, doer, found.pull);
   const now = toStoredTime(new Date(), database.dialect);
   return database.db.transaction().execute(async (trx) => {
     const submitted = await updateReviewRow(trx, review.id, {
       type,
       body,
       commit_id: found.pull.head_commit_id || review.commit_id,
-      official: official && type !== REVIEW.comment,
+      official: official && (type === REVIEW.approve || type === REVIEW.reject),
       created_at: now,
       updated_at: now,
     });
@@ -382,22 +383,10 @@ export async function dismissReview(
 }
 
 /**
- * What branch protection asks of a merge into `branch`: how many approvals, and from whom. The
- * branch protection service answers this once it is part of the forge; until then nothing is
- * asked.
- */
-async function requiredApprovals(
-  _database: ForgeDatabase,
-  _context: RepositoryContext,
-  _branch: string,
-): Promise<{ count: number; approverIds?: readonly number[] } | undefined> {
-  return undefined;
-}
-
-/**
- * Why the pull lacks the approvals its base branch's protection asks for (Gitea's 405 message),
- * or nothing: approvals count when they are their reviewer's latest verdict, not dismissed, and
- * official (or by one the protection names). An admin's force_merge passes.
+ * Why branch protection refuses the merge of the pull into its base branch now, in Gitea's words
+ * (its 405 "not allowed to merge [reason: …]"), or nothing: the approvals it asks for (each
+ * reviewer's latest verdict, official and not dismissed), and no official request for changes when
+ * it blocks on them. A repository admin's force_merge passes, unless the rule forbids that.
  */
 export async function approvalsMissing(
   database: ForgeDatabase,
@@ -407,15 +396,42 @@ export async function approvalsMissing(
   pull: PullRow,
   force: boolean,
 ): Promise<string | undefined> {
-  const rule = await requiredApprovals(database, context, pull.base_branch);
-  if (!rule || rule.count <= 0) return undefined;
-  if (force && (context.permission.mode >= ACCESS_ADMIN || isAdmin(doer))) return undefined;
-  const verdicts = await latestVerdicts(database.db, issue.id);
-  const approvals = verdicts.filter(
-    (review) =>
-      review.type === REVIEW.approve &&
-      !readBool(review.dismissed) &&
-      (rule.approverIds ? rule.approverIds.includes(review.reviewer_id) : readBool(review.official)),
-  ).length;
-  return approvals < rule.count ? "Does not have enough approvals" : undefined;
+  const rule = await protectionFor(database.db, context.repository.id, pull.base_branch);
+  if (!rule) return undefined;
+  const verdicts = (await latestVerdicts(database.db, issue.id)).filter(
+    (review) => readBool(review.official) && !readBool(review.dismissed),
+  );
+  let reason: string | undefined;
+  const approvals = verdicts.filter((review) => review.type === REVIEW.approve).length;
+  if (approvals < rule.required_approvals) reason = "Does not have enough approvals";
+  else if (readBool(rule.block_on_rejected_reviews) && verdicts.some((review) => review.type === REVIEW.reject))
+    reason = "There are requested changes";
+  if (reason === undefined) return undefined;
+  const admin = context.permission.mode >= ACCESS_ADMIN || isAdmin(doer);
+  if (force && admin && !readBool(rule.block_admin_merge_override)) return undefined;
+  return `not allowed to merge [reason: ${reason}]`;
+}
+
+/** Whether the base branch's protection lets `doer` merge (its merge allow-list); code writers without one. */
+export async function mayMergeInto(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  doer: AccountRow,
+  branch: string,
+): Promise<boolean> {
+  if (accessTo(context.permission, "repo.code") < ACCESS_WRITE) return false;
+  const rule = await protectionFor(database.db, context.repository.id, branch);
+  return rule ? canMerge(database.db, rule, doer, context.permission) : true;
+}
+
+/** Whether a verdict of `doer` counts toward approvals: the protection's official reviewers, else code writers. */
+async function isOfficial(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  doer: AccountRow,
+  pull: PullRow,
+): Promise<boolean> {
+  const rule = await protectionFor(database.db, context.repository.id, pull.base_branch);
+  if (rule) return isOfficialReviewer(database.db, rule, doer, context.permission);
+  return accessTo(context.permission, "repo.code") >= ACCESS_WRITE;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type TempDir, tempDir } from "@anvil/core/testing";
+import { type TempDir, tempDir, waitFor } from "@anvil/core/testing";
 import { api, forEachForge } from "../support/forge.ts";
 import { makePerson, type Person } from "../support/people.ts";
 import { type Clone, cloneOf, makeRepository, waitForMergeable } from "../support/pulls.ts";
@@ -240,6 +240,60 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(moved.status, 201);
     assert.equal(moved.body.base.ref, "release");
     await waitForMergeable(forge.url, ada.token, `${pulls}/3`, true);
+  });
+
+  test("a pull from a fork (owner:branch): opened by the fork's owner, found by base and head, merged into the base", async () => {
+    const forked = await api<{ id: number; full_name: string }>(forge.url, "POST", "/repos/ada/tool/forks", {
+      token: bob.token,
+      body: {},
+    });
+    assert.equal(forked.status, 202, JSON.stringify(forked.body));
+    const fork = await cloneOf(forge.url, "bob", "password123", "bob", "tool", work.path);
+    await fork.branch("fix");
+    const fixed = await fork.commit("fix.txt", "fixed in a fork\n", "fix from the fork");
+    await fork.push("fix");
+    const made = await api<Pull>(forge.url, "POST", pulls, {
+      token: bob.token,
+      body: { head: "bob:fix", base: "main", title: "A fix from a fork" },
+      shape: "PullRequest",
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.head.repo_id, forked.body.id);
+    assert.equal(made.body.head.sha, fixed);
+    const again = await api(forge.url, "POST", pulls, {
+      token: bob.token,
+      body: { head: "bob:fix", base: "main", title: "again" },
+    });
+    assert.equal(again.status, 409);
+    const found = await api<Pull>(forge.url, "GET", `${pulls}/main/bob:fix`);
+    assert.equal(found.body.number, made.body.number);
+    // A push to the fork's branch moves the pull's head in the base repository.
+    const more = await fork.commit("fix2.txt", "more\n", "more from the fork");
+    await fork.push("fix");
+    await waitFor("the fork's new head", async () => {
+      const pull = await api<Pull>(forge.url, "GET", `${pulls}/${made.body.number}`);
+      return pull.body.head.sha === more && pull.body.mergeable ? true : undefined;
+    });
+    const merged = await waitFor("the merge", async () => {
+      const answer = await api(forge.url, "POST", `${pulls}/${made.body.number}/merge`, {
+        token: ada.token,
+        body: { Do: "merge" },
+      });
+      return answer.status === 405 ? undefined : answer;
+    });
+    assert.equal(merged.status, 200);
+    await clone.run("fetch", "-q", "origin");
+    assert.equal(
+      await clone.run("log", "-1", "--format=%s", "origin/main"),
+      `Merge pull request 'A fix from a fork' (#${made.body.number}) from bob/tool:fix into main`,
+    );
+    assert.equal(await clone.run("show", "origin/main:fix2.txt"), "more");
+    // Nobody else's fork: a user without one is not found.
+    const stranger = await api(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "root:fix", base: "main", title: "x" },
+    });
+    assert.equal(stranger.status, 404);
   });
 
   test("a reader may open a pull between branches of a public repository; only writers may merge", async () => {

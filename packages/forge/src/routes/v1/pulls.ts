@@ -134,7 +134,13 @@ export function registerPulls(context: ApiContext): void {
     { ...pulls, schema: { params: PullBaseHeadParams } },
     async (request) => {
       const found = await requestedRepository(database, request.params, request);
-      const pull = await getPullByBaseHead(database, found, request.params.index, request.params["*"]);
+      const pull = await getPullByBaseHead(
+        database,
+        found,
+        request.params.index,
+        request.params["*"],
+        request.caller?.account,
+      );
       return renderPull(request, found, pull.issue);
     },
   );
