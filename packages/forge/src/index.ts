@@ -16,9 +16,9 @@ import { startForgeSsh } from "./routes/ssh.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
-import { reconcileStorage } from "./services/storage-reconcile.ts";
 import { startPullChecker } from "./services/pull-check.ts";
 import { registerPullStorage } from "./services/pull-views.ts";
+import { reconcileStorage } from "./services/storage-reconcile.ts";
 import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {

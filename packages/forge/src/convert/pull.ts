@@ -1,6 +1,12 @@
 import { readBool } from "@anvil/core";
 import type { AccountRow } from "../repositories/accounts.ts";
-import { PULL_STATUS, type PullRow, type ReviewCommentRow, type ReviewRow, REVIEW } from "../repositories/pulls.ts";
+import {
+  PULL_STATUS,
+  type PullRow,
+  REVIEW,
+  type ReviewCommentRow,
+  type ReviewRow,
+} from "../repositories/pulls.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
 import type { Permission } from "../services/access.ts";
 import { type IssueView, toApiIssue, WIP_PREFIXES } from "./issue.ts";
@@ -172,7 +178,7 @@ export function toApiReviewComment(
     commit_id: comment.commit_id,
     original_commit_id: comment.commit_id,
     diff_hunk: "",
-    position: comment.line > 0 ? comment.line : 0,
+    position: Math.max(comment.line, 0),
     original_position: comment.line < 0 ? -comment.line : 0,
     html_url: `${pullUrl}/files#issuecomment-${comment.id}`,
     pull_request_url: pullUrl,

@@ -119,9 +119,23 @@ export async function refTarget(repoPath: string, ref: string): Promise<string |
  * Brings `sourceRef` of another repository on this disk into `ref` of this one (a fork's head
  * into refs/pull/N/head); without `ref`, only its commits.
  */
-export async function fetchRef(repoPath: string, sourcePath: string, sourceRef: string, ref?: string): Promise<void> {
+export async function fetchRef(
+  repoPath: string,
+  sourcePath: string,
+  sourceRef: string,
+  ref?: string,
+): Promise<void> {
   const refspec = ref === undefined ? sourceRef : `+${sourceRef}:${ref}`;
-  await runGit([gitDir(repoPath), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", sourcePath, refspec]);
+  await runGit([
+    gitDir(repoPath),
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--",
+    sourcePath,
+    refspec,
+  ]);
 }
 
 /** How many commits a pull may bring at most: more is refused rather than replayed or listed. */
@@ -242,10 +256,22 @@ export async function changedFiles(repoPath: string, from: string, to: string): 
   for (let i = 0; i < fields.length && fields[i] !== ""; ) {
     const code = fields[i][0];
     if (code === "R" || code === "C") {
-      files.push({ filename: fields[i + 2], previous_filename: fields[i + 1], status: STATUS_WORDS[code], additions: 0, deletions: 0 });
+      files.push({
+        filename: fields[i + 2],
+        previous_filename: fields[i + 1],
+        status: STATUS_WORDS[code],
+        additions: 0,
+        deletions: 0,
+      });
       i += 3;
     } else {
-      files.push({ filename: fields[i + 1], previous_filename: "", status: STATUS_WORDS[code] ?? "modified", additions: 0, deletions: 0 });
+      files.push({
+        filename: fields[i + 1],
+        previous_filename: "",
+        status: STATUS_WORDS[code] ?? "modified",
+        additions: 0,
+        deletions: 0,
+      });
       i += 2;
     }
   }

@@ -1,11 +1,6 @@
 import { countRows, type DialectName, forUpdate } from "@anvil/core";
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from "kysely";
-import type {
-  ForgeTables,
-  PullRequestTable,
-  ReviewCommentTable,
-  ReviewTable,
-} from "../schemas/tables.ts";
+import type { ForgeTables, PullRequestTable, ReviewCommentTable, ReviewTable } from "../schemas/tables.ts";
 import type { IssueRow } from "./issues.ts";
 
 export type PullRow = Selectable<PullRequestTable>;
@@ -50,8 +45,17 @@ export async function pullsOfIssues(
   return new Map(rows.map((row) => [row.issue_id, row]));
 }
 
-export function lockPull(trx: Kysely<ForgeTables>, dialect: DialectName, id: number): Promise<PullRow | undefined> {
-  return trx.selectFrom("pull_request").selectAll().where("id", "=", id).$call(forUpdate(dialect)).executeTakeFirst();
+export function lockPull(
+  trx: Kysely<ForgeTables>,
+  dialect: DialectName,
+  id: number,
+): Promise<PullRow | undefined> {
+  return trx
+    .selectFrom("pull_request")
+    .selectAll()
+    .where("id", "=", id)
+    .$call(forUpdate(dialect))
+    .executeTakeFirst();
 }
 
 export function updatePullRow(
@@ -75,7 +79,10 @@ export interface PullTargets {
 }
 
 /** The open, unmerged pull from this head into this base (Gitea's GetUnmergedPullRequest). */
-export function findOpenPull(db: Kysely<ForgeTables>, targets: PullTargets): Promise<(PullRow & { number: number }) | undefined> {
+export function findOpenPull(
+  db: Kysely<ForgeTables>,
+  targets: PullTargets,
+): Promise<(PullRow & { number: number }) | undefined> {
   return db
     .selectFrom("pull_request")
     .innerJoin("issue", "issue.id", "pull_request.issue_id")
@@ -91,7 +98,10 @@ export function findOpenPull(db: Kysely<ForgeTables>, targets: PullTargets): Pro
 }
 
 /** The newest pull from this head into this base, open ones first (GET /pulls/{base}/{head}). */
-export function findPullByTargets(db: Kysely<ForgeTables>, targets: PullTargets): Promise<PullRow | undefined> {
+export function findPullByTargets(
+  db: Kysely<ForgeTables>,
+  targets: PullTargets,
+): Promise<PullRow | undefined> {
   return db
     .selectFrom("pull_request")
     .innerJoin("issue", "issue.id", "pull_request.issue_id")
@@ -173,7 +183,9 @@ export async function hasOpenPulls(db: Kysely<ForgeTables>, repoId: number): Pro
     .selectFrom("pull_request")
     .innerJoin("issue", "issue.id", "pull_request.issue_id")
     .select("pull_request.id")
-    .where((eb) => eb.or([eb("pull_request.base_repo_id", "=", repoId), eb("pull_request.head_repo_id", "=", repoId)]))
+    .where((eb) =>
+      eb.or([eb("pull_request.base_repo_id", "=", repoId), eb("pull_request.head_repo_id", "=", repoId)]),
+    )
     .where("issue.is_closed", "=", false)
     .executeTakeFirst();
   return row !== undefined;
@@ -238,7 +250,11 @@ export async function writeCheckResult(
  * Claims the pull for one merge: only an unmerged pull in one of these statuses can be claimed,
  * and only once; the claim holds until the merge is recorded or released.
  */
-export async function claimMerge(db: Kysely<ForgeTables>, pull: PullRow, statuses: readonly string[]): Promise<boolean> {
+export async function claimMerge(
+  db: Kysely<ForgeTables>,
+  pull: PullRow,
+  statuses: readonly string[],
+): Promise<boolean> {
   if (!statuses.includes(pull.status)) return false;
   const result = await db
     .updateTable("pull_request")
@@ -255,7 +271,11 @@ export async function claimMerge(db: Kysely<ForgeTables>, pull: PullRow, statuse
  * Gives a claim back: the pull has the status it had when claimed, unless it was marked for a
  * check meanwhile (a push), or `recheck` says the merge found it out of date: then it is checked.
  */
-export async function releaseMerge(db: Kysely<ForgeTables>, claimed: PullRow, recheck: boolean): Promise<void> {
+export async function releaseMerge(
+  db: Kysely<ForgeTables>,
+  claimed: PullRow,
+  recheck: boolean,
+): Promise<void> {
   if (!recheck) {
     const restored = await db
       .updateTable("pull_request")
@@ -306,7 +326,8 @@ export async function listPullIssues(
     .where("issue.repo_id", "=", query.repoId)
     .where("issue.is_pull", "=", true);
   if (query.isClosed !== undefined) selection = selection.where("issue.is_closed", "=", query.isClosed);
-  if (query.milestoneId !== undefined) selection = selection.where("issue.milestone_id", "=", query.milestoneId);
+  if (query.milestoneId !== undefined)
+    selection = selection.where("issue.milestone_id", "=", query.milestoneId);
   if (query.posterId !== undefined) selection = selection.where("issue.poster_id", "=", query.posterId);
   if (query.baseBranch !== undefined)
     selection = selection.where("pull_request.base_branch", "=", query.baseBranch);
@@ -374,8 +395,17 @@ export async function deleteReviewRow(trx: Kysely<ForgeTables>, id: number): Pro
   await trx.deleteFrom("review").where("id", "=", id).execute();
 }
 
-export function findReview(db: Kysely<ForgeTables>, issueId: number, id: number): Promise<ReviewRow | undefined> {
-  return db.selectFrom("review").selectAll().where("issue_id", "=", issueId).where("id", "=", id).executeTakeFirst();
+export function findReview(
+  db: Kysely<ForgeTables>,
+  issueId: number,
+  id: number,
+): Promise<ReviewRow | undefined> {
+  return db
+    .selectFrom("review")
+    .selectAll()
+    .where("issue_id", "=", issueId)
+    .where("id", "=", id)
+    .executeTakeFirst();
 }
 
 /** The reviews of a pull (requests among them), oldest first. */
@@ -423,7 +453,12 @@ export function insertReviewComment(
 }
 
 export function reviewComments(db: Kysely<ForgeTables>, reviewId: number): Promise<ReviewCommentRow[]> {
-  return db.selectFrom("review_comment").selectAll().where("review_id", "=", reviewId).orderBy("id").execute();
+  return db
+    .selectFrom("review_comment")
+    .selectAll()
+    .where("review_id", "=", reviewId)
+    .orderBy("id")
+    .execute();
 }
 
 /** How many code comments each review has, by review id. */

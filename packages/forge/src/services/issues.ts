@@ -56,9 +56,9 @@ import {
 import type { ForgeDatabase } from "./accounts.ts";
 import { type LabelRow, labelsAfterAdding, oneLabelPerScope, resolveIssueLabels } from "./labels.ts";
 import { findMilestoneForIssue, type MilestoneRow } from "./milestones.ts";
+import { PULL_EVENT_OF, queuePullEvent } from "./pull-events.ts";
 import { type RepositoryContext, requireUnit } from "./repositories.ts";
 import type { Unit } from "./units.ts";
-import { PULL_EVENT_OF, queuePullEvent } from "./pull-events.ts";
 import { queueRepositoryEvent } from "./webhook-events.ts";
 
 // Issues of a repository (and the issue side of its pull requests, which share their numbers):
@@ -278,7 +278,8 @@ export async function queueIssueEvent(
   action: string,
   changes?: Record<string, { from: string }>,
 ): Promise<void> {
-  if (readBool(issue.is_pull)) return queuePullEvent(trx, doer, issue, PULL_EVENT_OF[type], action, { changes });
+  if (readBool(issue.is_pull))
+    return queuePullEvent(trx, doer, issue, PULL_EVENT_OF[type], action, { changes });
   const view = await issueView(trx, issue);
   await queueRepositoryEvent(trx, {
     repoId: issue.repo_id,
@@ -418,9 +419,11 @@ export async function queueOpenedEvents(
   links: NewIssueLinks,
 ): Promise<void> {
   await queueIssueEvent(trx, audience, doer, issue, "issues", "opened");
-  if (links.labels.length > 0) await queueIssueEvent(trx, audience, doer, issue, "issue_label", "label_updated");
+  if (links.labels.length > 0)
+    await queueIssueEvent(trx, audience, doer, issue, "issue_label", "label_updated");
   if (links.milestone) await queueIssueEvent(trx, audience, doer, issue, "issue_milestone", "milestoned");
-  for (const _ of links.assignees) await queueIssueEvent(trx, audience, doer, issue, "issue_assign", "assigned");
+  for (const _ of links.assignees)
+    await queueIssueEvent(trx, audience, doer, issue, "issue_assign", "assigned");
 }
 
 /**

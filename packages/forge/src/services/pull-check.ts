@@ -48,7 +48,8 @@ export async function checkPull(database: ForgeDatabase, storage: Storage, pull:
   const headRef = `refs/pull/${issue.number}/head`;
   // The head branch as it is now; once it is gone, the head the base repository kept.
   let head: string | undefined;
-  const headRepository = pull.head_repo_id === null ? undefined : await findRepositoryById(database.db, pull.head_repo_id);
+  const headRepository =
+    pull.head_repo_id === null ? undefined : await findRepositoryById(database.db, pull.head_repo_id);
   const headOwner = headRepository && (await findAccountById(database.db, headRepository.owner_id));
   if (headRepository && headOwner) {
     const headPath = pathOf(storage, { repository: headRepository, owner: headOwner });
@@ -106,7 +107,9 @@ export function startPullChecker(database: ForgeDatabase, storage: Storage, logg
   const round = async () => {
     do {
       again = false;
-      const pulls = (await pullsToCheck(database.db, BATCH + failed.size)).filter((pull) => !failed.has(pull.id));
+      const pulls = (await pullsToCheck(database.db, BATCH + failed.size)).filter(
+        (pull) => !failed.has(pull.id),
+      );
       for (const pull of pulls.slice(0, BATCH)) {
         if (stopped) return;
         try {

@@ -3,8 +3,8 @@ import type { Kysely } from "kysely";
 import { toApiPullRequest } from "../convert/pull.ts";
 import type { AccountRow } from "../repositories/accounts.ts";
 import type { IssueRow } from "../repositories/issues.ts";
-import { ACCESS_OWNER } from "./access.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
+import { ACCESS_OWNER } from "./access.ts";
 import { ownerView, pullViews } from "./pull-views.ts";
 import { type HookEventType, queueRepositoryEvent, webhookUrls } from "./webhook-events.ts";
 

@@ -49,7 +49,13 @@ import { pushEvents } from "./webhook-push.ts";
 // moved with update-ref from the tip the merge was made on, so a push that moved it meanwhile makes
 // the merge fail cleanly. One merge of a pull at a time: the pull is claimed in the database first.
 
-export type MergeStyle = "merge" | "rebase" | "rebase-merge" | "squash" | "fast-forward-only" | "manually-merged";
+export type MergeStyle =
+  | "merge"
+  | "rebase"
+  | "rebase-merge"
+  | "squash"
+  | "fast-forward-only"
+  | "manually-merged";
 
 export interface MergeOptions {
   Do: MergeStyle;
@@ -115,7 +121,9 @@ async function checkMergeable(
   if (options.Do === "manually-merged") return;
   if (isWorkInProgress(issue.title)) throw new NotAllowed("Work in progress PRs cannot be merged");
   if (pull.status === PULL_STATUS.conflict)
-    throw new Conflict(`merge conflict in ${JSON.parse(pull.conflicted_files).join(", ") || "the pull request"}`);
+    throw new Conflict(
+      `merge conflict in ${JSON.parse(pull.conflicted_files).join(", ") || "the pull request"}`,
+    );
   if (pull.status !== PULL_STATUS.mergeable && pull.status !== PULL_STATUS.empty)
     throw new NotAllowed("Please try again later");
   const missing = await approvalsMissing(database, context, doer, issue, pull, options.force_merge === true);
@@ -140,11 +148,21 @@ export async function mergePull(
 ): Promise<void> {
   await checkMergeable(database, context, doer, found, options);
   const style = options.Do || "merge";
-  if (options.MergeCommitID !== undefined && options.MergeCommitID !== "" && !isCommitId(options.MergeCommitID))
+  if (
+    options.MergeCommitID !== undefined &&
+    options.MergeCommitID !== "" &&
+    !isCommitId(options.MergeCommitID)
+  )
     throw new Invalid("[MergeCommitID]: invalid commit id");
   const manual = style === "manually-merged";
   const claimable = manual
-    ? [PULL_STATUS.mergeable, PULL_STATUS.empty, PULL_STATUS.conflict, PULL_STATUS.checking, PULL_STATUS.error]
+    ? [
+        PULL_STATUS.mergeable,
+        PULL_STATUS.empty,
+        PULL_STATUS.conflict,
+        PULL_STATUS.checking,
+        PULL_STATUS.error,
+      ]
     : [PULL_STATUS.mergeable, PULL_STATUS.empty];
   const claimed = await claim(database, found.pull, claimable);
   let released = false;
@@ -217,7 +235,8 @@ export async function mergePull(
   }
   await markPullsForCheck(database.db, context.repository.id, [found.pull.base_branch]);
   wakePullChecker();
-  if (options.delete_branch_after_merge && !manual) await deleteHeadBranch(database, storage, context, doer, found);
+  if (options.delete_branch_after_merge && !manual)
+    await deleteHeadBranch(database, storage, context, doer, found);
 }
 
 /**
@@ -249,7 +268,8 @@ async function currentHead(
   if (tip === undefined) throw new Conflict("head branch does not exist");
   if (tip !== found.pull.head_commit_id) throw new NotAllowed("Please try again later");
   if (tip !== kept) {
-    if (headPath === basePath || headPath === undefined) await setRef(basePath, pullHeadRef(found.issue.number), tip);
+    if (headPath === basePath || headPath === undefined)
+      await setRef(basePath, pullHeadRef(found.issue.number), tip);
     else await fetchRef(basePath, headPath, branchRef, pullHeadRef(found.issue.number));
   }
   return { id: tip, label };
@@ -268,7 +288,8 @@ async function mergedTip(
   poster: AccountRow | undefined,
 ): Promise<string> {
   const head = headCommit.id;
-  const title = options.MergeTitleField?.trim() || defaultMessage(style, found.issue, found.pull, headCommit.label);
+  const title =
+    options.MergeTitleField?.trim() || defaultMessage(style, found.issue, found.pull, headCommit.label);
   const extra = options.MergeMessageField?.trim() ?? "";
   const message = `${extra ? `${title}\n\n${extra}` : title}\n`;
   if (message.length > MAX_MESSAGE) throw new Invalid("[MergeMessageField]: MaxSize");
@@ -277,7 +298,8 @@ async function mergedTip(
     new Conflict(`merge conflict in ${paths.length > 0 ? paths.join(", ") : "the pull request"}`);
   switch (style) {
     case "fast-forward-only":
-      if (!(await isAncestor(path, baseTip, head))) throw new Conflict("the base branch has diverged: not a fast-forward");
+      if (!(await isAncestor(path, baseTip, head)))
+        throw new Conflict("the base branch has diverged: not a fast-forward");
       return head;
     case "rebase": {
       if (await isAncestor(path, baseTip, head)) return head;

@@ -119,7 +119,10 @@ async function headRepository(
 }
 
 /** The base repository of an issue's pull, as its owner sees it (for payloads). */
-export async function ownerView(db: Kysely<ForgeTables>, repoId: number): Promise<PullRepository | undefined> {
+export async function ownerView(
+  db: Kysely<ForgeTables>,
+  repoId: number,
+): Promise<PullRepository | undefined> {
   const repository = await findRepositoryById(db, repoId);
   const owner = repository && (await findAccountById(db, repository.owner_id));
   return repository && owner ? { repository, owner, permission: { mode: ACCESS_OWNER } } : undefined;

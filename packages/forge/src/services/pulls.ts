@@ -2,8 +2,8 @@ import { Conflict, Forbidden, Invalid, NotFound, readBool, toStoredTime } from "
 import type { PullView } from "../convert/pull.ts";
 import { PreconditionFailed } from "../errors.ts";
 import {
-  changedFiles,
   type Commit,
+  changedFiles,
   commitsBetween,
   diffText,
   type FileChange,
@@ -17,6 +17,7 @@ import {
   setRef,
 } from "../git/index.ts";
 import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import { findForkOf } from "../repositories/forks.ts";
 import { type IssueRow, lockRepositoryRow, updateIssueRow } from "../repositories/issues.ts";
 import {
   findIssueOfPull,
@@ -30,7 +31,6 @@ import {
   type PullRow,
   updatePullRow,
 } from "../repositories/pulls.ts";
-import { findForkOf } from "../repositories/forks.ts";
 import { findRepository, findRepositoryById, type RepositoryRow } from "../repositories/repos.ts";
 import { ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
@@ -50,8 +50,8 @@ import {
 import { wakePullChecker } from "./pull-check.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import { pathOf, pullViews } from "./pull-views.ts";
-import { requestReviewsInTransaction, resolveReviewers } from "./reviews.ts";
 import type { RepositoryContext, Storage } from "./repositories.ts";
+import { requestReviewsInTransaction, resolveReviewers } from "./reviews.ts";
 
 // Pull requests of a repository: an issue row (is_pull) that shares the issues' numbers and
 // rules, and a pull_request row for its branches, merge state and mergeability. The head's commit
@@ -393,7 +393,14 @@ export async function editPull(
     rootUrl,
   );
   if (writer && edit.labels !== undefined)
-    await changeIssueLabels(database, context, doer, issue, { kind: "replace", labels: edit.labels }, rootUrl);
+    await changeIssueLabels(
+      database,
+      context,
+      doer,
+      issue,
+      { kind: "replace", labels: edit.labels },
+      rootUrl,
+    );
   if (newBase !== undefined || edit.allow_maintainer_edit !== undefined) {
     const now = toStoredTime(new Date(), database.dialect);
     await database.db.transaction().execute(async (trx) => {
@@ -401,9 +408,16 @@ export async function editPull(
       if (!current || readBool(current.has_merged)) throw new Conflict("pull request has been merged");
       const changed = await updatePullRow(trx, pull.id, {
         ...(newBase !== undefined
-          ? { base_branch: newBase, merge_base: newMergeBase ?? "", status: "checking", check_version: current.check_version + 1 }
+          ? {
+              base_branch: newBase,
+              merge_base: newMergeBase ?? "",
+              status: "checking",
+              check_version: current.check_version + 1,
+            }
           : {}),
-        ...(edit.allow_maintainer_edit !== undefined ? { allow_maintainer_edit: edit.allow_maintainer_edit } : {}),
+        ...(edit.allow_maintainer_edit !== undefined
+          ? { allow_maintainer_edit: edit.allow_maintainer_edit }
+          : {}),
       });
       if (newBase !== undefined) {
         const row = await updateIssueRow(trx, issue.id, { updated_at: now });

@@ -22,6 +22,7 @@ import {
 } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import { countFork } from "../repositories/forks.ts";
+import { hasOpenPulls, markPushedPulls } from "../repositories/pulls.ts";
 import {
   findRepository,
   findRepositoryById,
@@ -41,13 +42,12 @@ import {
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { pushEnvironment } from "./branch-protection.ts";
+import { wakePullChecker } from "./pull-check.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
 import { queueRepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
-import { hasOpenPulls, markPushedPulls } from "../repositories/pulls.ts";
-import { wakePullChecker } from "./pull-check.ts";
 
 /** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */
 export interface Storage {

@@ -22,8 +22,8 @@ import {
 } from "../repositories/pulls.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
-import { canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import type { PullInContext } from "./pulls.ts";
 import type { RepositoryContext } from "./repositories.ts";
@@ -60,7 +60,9 @@ export async function resolveReviewers(
     if (account.id === poster.id) throw new Invalid("poster of pr can't be reviewer");
     const permission = await repositoryPermission(database, context.repository, context.owner, account);
     if (accessTo(permission, "repo.pulls") < ACCESS_READ)
-      throw new Invalid(`reviewer can't read [user_id: ${account.id}, repo_name: ${context.repository.name}]`);
+      throw new Invalid(
+        `reviewer can't read [user_id: ${account.id}, repo_name: ${context.repository.name}]`,
+      );
     accounts.push(account);
   }
   return accounts;
@@ -82,7 +84,9 @@ export async function requestReviewsInTransaction(
   const existing = await reviewsOfIssue(trx, issue.id);
   const made: ReviewRow[] = [];
   for (const reviewer of reviewers) {
-    const asked = existing.find((review) => review.reviewer_id === reviewer.id && review.type === REVIEW.request);
+    const asked = existing.find(
+      (review) => review.reviewer_id === reviewer.id && review.type === REVIEW.request,
+    );
     if (asked) {
       made.push(asked);
       continue;
@@ -98,7 +102,13 @@ export async function requestReviewsInTransaction(
     );
     await insertTimelineEvent(
       trx,
-      { issue_id: issue.id, repo_id: issue.repo_id, poster_id: doer.id, type: EVENT.reviewRequest, assignee_id: reviewer.id },
+      {
+        issue_id: issue.id,
+        repo_id: issue.repo_id,
+        poster_id: doer.id,
+        type: EVENT.reviewRequest,
+        assignee_id: reviewer.id,
+      },
       now,
     );
     await queuePullEvent(trx, doer, issue, "pull_request_review_request", "review_requested", {
@@ -126,9 +136,9 @@ export async function requestReviewers(
   const poster = { id: found.issue.poster_id } as AccountRow;
   const reviewers = await resolveReviewers(database, context, poster, names);
   const now = toStoredTime(new Date(), database.dialect);
-  return database.db.transaction().execute((trx) =>
-    requestReviewsInTransaction(trx, database, doer, found.issue, reviewers, now),
-  );
+  return database.db
+    .transaction()
+    .execute((trx) => requestReviewsInTransaction(trx, database, doer, found.issue, reviewers, now));
 }
 
 /** DELETE /pulls/{index}/requested_reviewers: withdraws the requests of these reviewers. */
@@ -167,7 +177,10 @@ export async function removeReviewRequests(
 
 /** A review the caller may see: a pending one is its reviewer's (and site admins') alone. */
 function visible(review: ReviewRow, viewer: AccountRow | undefined): boolean {
-  return review.type !== REVIEW.pending || (viewer !== undefined && (viewer.id === review.reviewer_id || isAdmin(viewer)));
+  return (
+    review.type !== REVIEW.pending ||
+    (viewer !== undefined && (viewer.id === review.reviewer_id || isAdmin(viewer)))
+  );
 }
 
 export async function listReviews(
@@ -204,18 +217,27 @@ const EVENTS: Record<string, number> = {
 };
 
 /** The review type an event names, with Gitea's refusals; `hasContent`: a body or code comments. */
-function reviewType(event: string | undefined, doer: AccountRow, issue: IssueRow, hasContent: boolean): number {
+function reviewType(
+  event: string | undefined,
+  doer: AccountRow,
+  issue: IssueRow,
+  hasContent: boolean,
+): number {
   const type = EVENTS[event ?? ""];
   if (type === undefined) throw new Invalid(`unknown review event: ${event}`);
   if (type === REVIEW.approve && issue.poster_id === doer.id)
     throw new Invalid("approve your own pull is not allowed");
-  if (type === REVIEW.reject && issue.poster_id === doer.id) throw new Invalid("reject your own pull is not allowed");
+  if (type === REVIEW.reject && issue.poster_id === doer.id)
+    throw new Invalid("reject your own pull is not allowed");
   if ((type === REVIEW.reject || type === REVIEW.comment) && !hasContent)
     throw new Invalid(`review event ${event} requires a body or comment`);
   return type;
 }
 
-const HOOK_OF: Record<number, "pull_request_review_approved" | "pull_request_review_rejected" | "pull_request_review_comment"> = {
+const HOOK_OF: Record<
+  number,
+  "pull_request_review_approved" | "pull_request_review_rejected" | "pull_request_review_comment"
+> = {
   [REVIEW.approve]: "pull_request_review_approved",
   [REVIEW.reject]: "pull_request_review_rejected",
   [REVIEW.comment]: "pull_request_review_comment",
@@ -237,7 +259,9 @@ async function announceReview(
   );
   const changed = await updateIssueRow(trx, issue.id, { updated_at: now });
   const hook = HOOK_OF[review.type];
-  await queuePullEvent(trx, doer, changed, hook, "reviewed", { review: { type: hook, content: review.body } });
+  await queuePullEvent(trx, doer, changed, hook, "reviewed", {
+    review: { type: hook, content: review.body },
+  });
 }
 
 export interface NewReview {
@@ -264,7 +288,8 @@ export async function createReview(
   const comments = input.comments ?? [];
   if (comments.length > MAX_NAMED) throw new Invalid("[Comments]: MaxSize");
   for (const comment of comments) {
-    if (!comment.path || comment.path.length > 4096 || comment.path.includes("\0")) throw new Invalid("[Path]: Required");
+    if (!comment.path || comment.path.length > 4096 || comment.path.includes("\0"))
+      throw new Invalid("[Path]: Required");
     if (!comment.body || comment.body.length > MAX_BODY) throw new Invalid("[Body]: Required");
   }
   const type = reviewType(input.event, doer, found.issue, body.trim() !== "" || comments.length > 0);
@@ -341,7 +366,11 @@ export async function submitReview(
 }
 
 /** DELETE /reviews/{id}: its reviewer or a site admin. */
-export async function deleteReview(database: ForgeDatabase, doer: AccountRow, review: ReviewRow): Promise<void> {
+export async function deleteReview(
+  database: ForgeDatabase,
+  doer: AccountRow,
+  review: ReviewRow,
+): Promise<void> {
   if (doer.id !== review.reviewer_id && !isAdmin(doer))
     throw new Forbidden("only admin and user itself can delete a review");
   await database.db.transaction().execute((trx) => deleteReviewRow(trx, review.id));
@@ -360,7 +389,8 @@ export async function dismissReview(
   if (context.permission.mode < ACCESS_ADMIN) throw new Forbidden("Must be repo admin");
   if (review.type !== REVIEW.approve && review.type !== REVIEW.reject)
     throw new Invalid("not allow to dismiss review (type is not request changes or approve)");
-  if (readBool(found.pull.has_merged) || readBool(found.issue.is_closed)) throw new Invalid("pull request is closed");
+  if (readBool(found.pull.has_merged) || readBool(found.issue.is_closed))
+    throw new Invalid("pull request is closed");
   if (message.length > MAX_BODY) throw new Invalid("[Message]: MaxSize");
   const now = toStoredTime(new Date(), database.dialect);
   return database.db.transaction().execute(async (trx) => {
@@ -404,7 +434,10 @@ export async function approvalsMissing(
   let reason: string | undefined;
   const approvals = verdicts.filter((review) => review.type === REVIEW.approve).length;
   if (approvals < rule.required_approvals) reason = "Does not have enough approvals";
-  else if (readBool(rule.block_on_rejected_reviews) && verdicts.some((review) => review.type === REVIEW.reject))
+  else if (
+    readBool(rule.block_on_rejected_reviews) &&
+    verdicts.some((review) => review.type === REVIEW.reject)
+  )
     reason = "There are requested changes";
   if (reason === undefined) return undefined;
   const admin = context.permission.mode >= ACCESS_ADMIN || isAdmin(doer);

@@ -136,7 +136,10 @@ forEachForge(
       assert.equal(payloadOf<{ after: string; ref: string }>(push).after, tip);
       // Merged once: a second merge is a 405, the state cannot change (412).
       assert.equal((await merge(number, { Do: "merge" })).status, 405);
-      const reopen = await api(forge.url, "PATCH", `${pulls}/${number}`, { token: ada.token, body: { state: "open" } });
+      const reopen = await api(forge.url, "PATCH", `${pulls}/${number}`, {
+        token: ada.token,
+        body: { state: "open" },
+      });
       assert.equal(reopen.status, 412);
       const repo = await api<{ open_pr_counter: number }>(forge.url, "GET", "/repos/ada/app");
       assert.equal(repo.body.open_pr_counter, 0);
@@ -257,7 +260,10 @@ forEachForge(
       });
       const statuses = answers.map((answer) => answer.status).sort();
       assert.equal(statuses.filter((status) => status === 200).length, 1, JSON.stringify(statuses));
-      assert.ok(statuses.every((status) => status === 200 || status === 405 || status === 409), JSON.stringify(statuses));
+      assert.ok(
+        statuses.every((status) => status === 200 || status === 405 || status === 409),
+        JSON.stringify(statuses),
+      );
       const tip = await remoteMain();
       // One merge landed: one merge commit (merge) or one squashed commit on the old base.
       assert.ok(Number(await clone.run("rev-list", "--count", "--merges", `${before}..${tip}`)) <= 1);
@@ -304,7 +310,11 @@ forEachForge(
       assert.equal(stale.status, 409);
       assert.equal(stale.body.message, "head out of date");
       const head = await clone.run("rev-parse", "short-lived");
-      const merged = await mergeWhenChecked(number, { Do: "merge", delete_branch_after_merge: true, head_commit_id: head });
+      const merged = await mergeWhenChecked(number, {
+        Do: "merge",
+        delete_branch_after_merge: true,
+        head_commit_id: head,
+      });
       assert.equal(merged.status, 200);
       const branch = await api(forge.url, "GET", "/repos/ada/app/branches/short-lived");
       assert.equal(branch.status, 404);
@@ -336,10 +346,7 @@ forEachForge(
       const from = receiver.received.length;
       const next = await clone.commit("sync2.txt", "2\n", "more");
       await clone.push("syncing");
-      const sync = await receiver.next(
-        (r) => r.headers["x-gitea-event-type"] === "pull_request_sync",
-        from,
-      );
+      const sync = await receiver.next((r) => r.headers["x-gitea-event-type"] === "pull_request_sync", from);
       assert.equal(payloadOf<{ action: string }>(sync).action, "synchronized");
       await waitFor("the pull's head", async () => {
         const pull = await api<Pull>(forge.url, "GET", `${pulls}/${number}`);
@@ -351,7 +358,10 @@ forEachForge(
 
     test("manually-merged records a merge made outside with its commit; a commit not on the base is a 409", async () => {
       const number = await pullOf("by-hand", [["hand.txt", "hand\n"]]);
-      const wrong = await merge(number, { Do: "manually-merged", MergeCommitID: await clone.run("rev-parse", "by-hand") });
+      const wrong = await merge(number, {
+        Do: "manually-merged",
+        MergeCommitID: await clone.run("rev-parse", "by-hand"),
+      });
       assert.equal(wrong.status, 409);
       await clone.run("checkout", "-q", "-B", "main", "origin/main");
       await clone.run("merge", "-q", "--no-ff", "-m", "merged by hand", "by-hand");

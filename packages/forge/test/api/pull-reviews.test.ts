@@ -99,13 +99,22 @@ forEachForge(
         shape: "PullReview",
       });
       assert.equal(byCara.body.official, true);
-      const hook = await receiver.next((r) => r.headers["x-gitea-event-type"] === "pull_request_review_approved", from);
+      const hook = await receiver.next(
+        (r) => r.headers["x-gitea-event-type"] === "pull_request_review_approved",
+        from,
+      );
       assert.equal(hook.headers["x-gitea-event"], "pull_request_approved");
-      const payload = payloadOf<{ action: string; review: { type: string }; pull_request: { number: number } }>(hook);
+      const payload = payloadOf<{
+        action: string;
+        review: { type: string };
+        pull_request: { number: number };
+      }>(hook);
       assert.equal(payload.action, "reviewed");
       assert.equal(payload.review.type, "pull_request_review_approved");
       assert.equal(payload.pull_request.number, number);
-      const listed = await api<Review[]>(forge.url, "GET", `${pulls}/${number}/reviews`, { shape: "PullReview[]" });
+      const listed = await api<Review[]>(forge.url, "GET", `${pulls}/${number}/reviews`, {
+        shape: "PullReview[]",
+      });
       assert.deepEqual(
         listed.body.map((row) => [row.user.login, row.state]),
         [
@@ -136,7 +145,9 @@ forEachForge(
       assert.equal(pending.body.comments_count, 1);
       const path = `${pulls}/${number}/reviews/${pending.body.id}`;
       assert.equal((await api(forge.url, "GET", path, { token: bob.token })).status, 404);
-      const listedForBob = await api<Review[]>(forge.url, "GET", `${pulls}/${number}/reviews`, { token: bob.token });
+      const listedForBob = await api<Review[]>(forge.url, "GET", `${pulls}/${number}/reviews`, {
+        token: bob.token,
+      });
       assert.ok(!listedForBob.body.some((row) => row.id === pending.body.id));
       const comments = await api<Array<{ path: string; body: string; position: number }>>(
         forge.url,
@@ -148,7 +159,10 @@ forEachForge(
         comments.body.map((c) => [c.path, c.body, c.position]),
         [["reviewed.txt", "why this line?", 1]],
       );
-      assert.equal((await api(forge.url, "POST", path, { token: bob.token, body: { event: "COMMENT" } })).status, 404);
+      assert.equal(
+        (await api(forge.url, "POST", path, { token: bob.token, body: { event: "COMMENT" } })).status,
+        404,
+      );
       const submitted = await api<Review>(forge.url, "POST", path, {
         token: cara.token,
         body: { event: "REQUEST_CHANGES", body: "please change" },
@@ -157,7 +171,10 @@ forEachForge(
       assert.equal(submitted.status, 200);
       assert.equal(submitted.body.state, "REQUEST_CHANGES");
       assert.equal(submitted.body.official, true);
-      const again = await api(forge.url, "POST", path, { token: cara.token, body: { event: "COMMENT", body: "x" } });
+      const again = await api(forge.url, "POST", path, {
+        token: cara.token,
+        body: { event: "COMMENT", body: "x" },
+      });
       assert.equal(again.status, 422);
     });
 
@@ -173,10 +190,18 @@ forEachForge(
         asked.body.map((row) => row.state),
         ["REQUEST_REVIEW", "REQUEST_REVIEW"],
       );
-      const shown = await api<{ requested_reviewers: Array<{ login: string }> }>(forge.url, "GET", `${pulls}/${other}`);
+      const shown = await api<{ requested_reviewers: Array<{ login: string }> }>(
+        forge.url,
+        "GET",
+        `${pulls}/${other}`,
+      );
       assert.deepEqual(shown.body.requested_reviewers.map((user) => user.login).sort(), ["bob", "cara"]);
       assert.equal((await review(other, cara.token, { event: "COMMENT", body: "ok" })).status, 200);
-      const after = await api<{ requested_reviewers: Array<{ login: string }> }>(forge.url, "GET", `${pulls}/${other}`);
+      const after = await api<{ requested_reviewers: Array<{ login: string }> }>(
+        forge.url,
+        "GET",
+        `${pulls}/${other}`,
+      );
       assert.deepEqual(
         after.body.requested_reviewers.map((user) => user.login),
         ["bob"],
@@ -189,18 +214,30 @@ forEachForge(
       const none = await api<{ requested_reviewers: unknown[] }>(forge.url, "GET", `${pulls}/${other}`);
       assert.deepEqual(none.body.requested_reviewers, []);
       assert.equal(
-        (await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, { token: ada.token, body: { reviewers: ["ada"] } }))
-          .status,
+        (
+          await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, {
+            token: ada.token,
+            body: { reviewers: ["ada"] },
+          })
+        ).status,
         422,
       );
       assert.equal(
-        (await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, { token: ada.token, body: { reviewers: ["nobody"] } }))
-          .status,
+        (
+          await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, {
+            token: ada.token,
+            body: { reviewers: ["nobody"] },
+          })
+        ).status,
         404,
       );
       assert.equal(
-        (await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, { token: bob.token, body: { reviewers: ["cara"] } }))
-          .status,
+        (
+          await api(forge.url, "POST", `${pulls}/${other}/requested_reviewers`, {
+            token: bob.token,
+            body: { reviewers: ["cara"] },
+          })
+        ).status,
         403,
       );
     });
@@ -221,16 +258,25 @@ forEachForge(
       const approval = await review(gated, cara.token, { event: "APPROVED" });
       assert.equal(approval.body.official, true);
       // Dismissed by a repository admin: the approval no longer counts.
-      const dismissed = await api<Review>(forge.url, "POST", `${pulls}/${gated}/reviews/${approval.body.id}/dismissals`, {
-        token: ada.token,
-        body: { message: "stale" },
-        shape: "PullReview",
-      });
+      const dismissed = await api<Review>(
+        forge.url,
+        "POST",
+        `${pulls}/${gated}/reviews/${approval.body.id}/dismissals`,
+        {
+          token: ada.token,
+          body: { message: "stale" },
+          shape: "PullReview",
+        },
+      );
       assert.equal(dismissed.status, 200);
       assert.equal(dismissed.body.dismissed, true);
       assert.equal(
-        (await api(forge.url, "POST", `${pulls}/${gated}/reviews/${approval.body.id}/dismissals`, { token: cara.token, body: {} }))
-          .status,
+        (
+          await api(forge.url, "POST", `${pulls}/${gated}/reviews/${approval.body.id}/dismissals`, {
+            token: cara.token,
+            body: {},
+          })
+        ).status,
         403,
       );
       assert.equal((await mergeWhenChecked(gated, { Do: "merge" })).status, 405);

@@ -90,9 +90,14 @@ forEachForge("forge pull requests", (forge) => {
       const answer = await api(forge.url, "POST", pulls, { token: ada.token, body });
       assert.equal(answer.status, 404, JSON.stringify(body));
     }
-    const untitled = await api(forge.url, "POST", pulls, { token: ada.token, body: { head: "other", base: "main" } });
+    const untitled = await api(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "other", base: "main" },
+    });
     assert.equal(untitled.status, 422);
-    const anonymous = await api(forge.url, "POST", pulls, { body: { head: "other", base: "main", title: "x" } });
+    const anonymous = await api(forge.url, "POST", pulls, {
+      body: { head: "other", base: "main", title: "x" },
+    });
     assert.equal(anonymous.status, 401);
   });
 
@@ -124,17 +129,29 @@ forEachForge("forge pull requests", (forge) => {
       ],
     );
     assert.equal(all.body[0].pull_request?.merged, false);
-    const onlyPulls = await api<Array<{ number: number }>>(forge.url, "GET", "/repos/ada/tool/issues?type=pulls");
+    const onlyPulls = await api<Array<{ number: number }>>(
+      forge.url,
+      "GET",
+      "/repos/ada/tool/issues?type=pulls",
+    );
     assert.deepEqual(
       onlyPulls.body.map((row) => row.number),
       [3, 1],
     );
-    const onlyIssues = await api<Array<{ number: number }>>(forge.url, "GET", "/repos/ada/tool/issues?type=issues");
+    const onlyIssues = await api<Array<{ number: number }>>(
+      forge.url,
+      "GET",
+      "/repos/ada/tool/issues?type=issues",
+    );
     assert.deepEqual(
       onlyIssues.body.map((row) => row.number),
       [2],
     );
-    const repo = await api<{ open_pr_counter: number; open_issues_count: number }>(forge.url, "GET", "/repos/ada/tool");
+    const repo = await api<{ open_pr_counter: number; open_issues_count: number }>(
+      forge.url,
+      "GET",
+      "/repos/ada/tool",
+    );
     assert.equal(repo.body.open_pr_counter, 2);
     assert.equal(repo.body.open_issues_count, 1);
     // The issue route reaches a pull's issue side; the pull route does not reach an issue.
@@ -177,7 +194,9 @@ forEachForge("forge pull requests", (forge) => {
     assert.match(text, /^\+a feature$/m);
     const patch = await (await fetch(`${forge.url}/api/v1${pulls}/1.patch`)).text();
     assert.match(patch, /^Subject: \[PATCH\] add a feature$/m);
-    const commits = await api<Array<{ sha: string }>>(forge.url, "GET", `${pulls}/1/commits`, { shape: "Commit[]" });
+    const commits = await api<Array<{ sha: string }>>(forge.url, "GET", `${pulls}/1/commits`, {
+      shape: "Commit[]",
+    });
     assert.equal(commits.status, 200);
     assert.deepEqual(
       commits.body.map((commit) => commit.sha),
@@ -214,12 +233,18 @@ forEachForge("forge pull requests", (forge) => {
     );
     const byBob = await api(forge.url, "PATCH", `${pulls}/3`, { token: bob.token, body: { title: "mine" } });
     assert.equal(byBob.status, 403);
-    const closed = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, { token: ada.token, body: { state: "closed" } });
+    const closed = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, {
+      token: ada.token,
+      body: { state: "closed" },
+    });
     assert.equal(closed.status, 201);
     assert.equal(closed.body.state, "closed");
     const repo = await api<{ open_pr_counter: number }>(forge.url, "GET", "/repos/ada/tool");
     assert.equal(repo.body.open_pr_counter, 1);
-    const reopened = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, { token: ada.token, body: { state: "open" } });
+    const reopened = await api<Pull>(forge.url, "PATCH", `${pulls}/3`, {
+      token: ada.token,
+      body: { state: "open" },
+    });
     assert.equal(reopened.body.state, "open");
   });
 

@@ -52,7 +52,8 @@ export async function cloneOf(
       return run("rev-parse", "HEAD");
     },
     async branch(branch, from) {
-      const exists = (await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], dir)).code === 0;
+      const exists =
+        (await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], dir)).code === 0;
       if (exists) await run("checkout", "-q", branch);
       else await run("checkout", "-q", "-b", branch, ...(from ? [from] : []));
     },

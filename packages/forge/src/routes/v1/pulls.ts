@@ -1,11 +1,12 @@
+import { NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
-import { type ReviewPlace, toApiPullRequest, toApiReview, toApiReviewComment } from "../../convert/pull.ts";
 import { link } from "../../convert/link.ts";
+import { type ReviewPlace, toApiPullRequest, toApiReview, toApiReviewComment } from "../../convert/pull.ts";
+import { NOT_FOUND_MESSAGE } from "../../errors.ts";
 import type { FileChange } from "../../git/index.ts";
 import { findAccountsByIds } from "../../repositories/accounts.ts";
 import type { IssueRow } from "../../repositories/issues.ts";
 import { type ReviewRow, reviewCommentCounts } from "../../repositories/pulls.ts";
-import { RepoParams } from "../../schemas/repos.ts";
 import {
   CreatePullRequestOption,
   CreatePullReviewOptions,
@@ -19,6 +20,7 @@ import {
   ReviewParams,
   SubmitPullReviewOptions,
 } from "../../schemas/pulls.ts";
+import { RepoParams } from "../../schemas/repos.ts";
 import { isMerged, mergePull } from "../../services/pull-merge.ts";
 import {
   createPull,
@@ -55,7 +57,10 @@ export function registerPulls(context: ApiContext): void {
   const { app, database, storage } = context;
   const pulls = { config: { scope: "repository" as const, readOnlyWhenArchived: true } };
 
-  async function requestedPull(request: FastifyRequest, params: { owner: string; repo: string; index: string }) {
+  async function requestedPull(
+    request: FastifyRequest,
+    params: { owner: string; repo: string; index: string },
+  ) {
     const found = await requestedRepository(database, params, request);
     return { found, pull: await getPull(database, found, params.index) };
   }
@@ -78,7 +83,12 @@ export function registerPulls(context: ApiContext): void {
     };
   }
 
-  async function renderReviews(request: FastifyRequest, found: RepositoryContext, pull: PullInContext, reviews: ReviewRow[]) {
+  async function renderReviews(
+    request: FastifyRequest,
+    found: RepositoryContext,
+    pull: PullInContext,
+    reviews: ReviewRow[],
+  ) {
     const [reviewers, counts] = await Promise.all([
       findAccountsByIds(
         database.db,
@@ -92,7 +102,9 @@ export function registerPulls(context: ApiContext): void {
     const place = placeOf(request, found, pull);
     return reviews.flatMap((review) => {
       const reviewer = reviewers.get(review.reviewer_id);
-      return reviewer ? [toApiReview(review, reviewer, counts.get(review.id) ?? 0, place, request.caller?.account)] : [];
+      return reviewer
+        ? [toApiReview(review, reviewer, counts.get(review.id) ?? 0, place, request.caller?.account)]
+        : [];
     });
   }
 
@@ -104,7 +116,13 @@ export function registerPulls(context: ApiContext): void {
       const window = paged(context, request);
       const page = await listPulls(database, found, request.query, window);
       reply.headers({ "x-total-count": String(page.total) });
-      return sendPage(request, reply, window, { rows: await renderPulls(request, found, page.rows), total: page.total }, (row) => row);
+      return sendPage(
+        request,
+        reply,
+        window,
+        { rows: await renderPulls(request, found, page.rows), total: page.total },
+        (row) => row,
+      );
     },
   );
 
@@ -120,14 +138,18 @@ export function registerPulls(context: ApiContext): void {
   );
 
   // GET /pulls/{index}, and /pulls/{index}.diff and .patch, which share its path segment.
-  app.get("/repos/:owner/:repo/pulls/:index", { ...pulls, schema: { params: PullParams } }, async (request, reply) => {
-    const raw = DIFF_INDEX.exec(request.params.index);
-    const params = raw ? { ...request.params, index: raw[1] } : request.params;
-    const { found, pull } = await requestedPull(request, params);
-    if (!raw) return renderPull(request, found, pull.issue);
-    const text = await pullDiff(storage, found, pull, raw[2] === "patch");
-    return reply.type("text/plain; charset=utf-8").send(text);
-  });
+  app.get(
+    "/repos/:owner/:repo/pulls/:index",
+    { ...pulls, schema: { params: PullParams } },
+    async (request, reply) => {
+      const raw = DIFF_INDEX.exec(request.params.index);
+      const params = raw ? { ...request.params, index: raw[1] } : request.params;
+      const { found, pull } = await requestedPull(request, params);
+      if (!raw) return renderPull(request, found, pull.issue);
+      const text = await pullDiff(storage, found, pull, raw[2] === "patch");
+      return reply.type("text/plain; charset=utf-8").send(text);
+    },
+  );
 
   app.get(
     "/repos/:owner/:repo/pulls/:index/*",
@@ -205,11 +227,15 @@ export function registerPulls(context: ApiContext): void {
     },
   );
 
-  app.get("/repos/:owner/:repo/pulls/:index/merge", { ...pulls, schema: { params: PullParams } }, async (request, reply) => {
-    const { pull } = await requestedPull(request, request.params);
-    if (!isMerged(pull)) return reply.status(404).send({ message: "The target couldn't be found.", url: new URL("api/swagger", request.rootUrl).href, errors: [] });
-    return reply.status(204).send();
-  });
+  app.get(
+    "/repos/:owner/:repo/pulls/:index/merge",
+    { ...pulls, schema: { params: PullParams } },
+    async (request, reply) => {
+      const { pull } = await requestedPull(request, request.params);
+      if (!isMerged(pull)) throw new NotFound(NOT_FOUND_MESSAGE);
+      return reply.status(204).send();
+    },
+  );
 
   app.post(
     "/repos/:owner/:repo/pulls/:index/merge",
@@ -251,7 +277,12 @@ export function registerPulls(context: ApiContext): void {
       const { found, pull } = await requestedPull(request, request.params);
       const window = paged(context, request);
       const all = await listReviews(database, pull, request.caller?.account);
-      const rows = await renderReviews(request, found, pull, all.slice(window.offset, window.offset + window.limit));
+      const rows = await renderReviews(
+        request,
+        found,
+        pull,
+        all.slice(window.offset, window.offset + window.limit),
+      );
       return sendPage(request, reply, window, { rows, total: all.length }, (row) => row);
     },
   );
@@ -338,7 +369,15 @@ export function registerPulls(context: ApiContext): void {
         const doer = signedIn(request).account;
         const { found, pull } = await requestedPull(request, request.params);
         const review = await getReview(database, pull, request.params.id, doer);
-        const changed = await dismissReview(database, found, doer, pull, review, dismiss, request.body.message);
+        const changed = await dismissReview(
+          database,
+          found,
+          doer,
+          pull,
+          review,
+          dismiss,
+          request.body.message,
+        );
         return (await renderReviews(request, found, pull, [changed]))[0];
       },
     );
