@@ -15,7 +15,6 @@ export const EVENT = {
   removedDeadline: 18,
   lock: 23,
   unlock: 24,
-  changeTargetBranch: 25,
   reviewRequest: 27,
   mergePull: 28,
   dismissReview: 32,

@@ -180,7 +180,8 @@ async function queueCommentEvent(
   await queueRepositoryEvent(trx, {
     repoId: issue.repo_id,
     senderId: doer.id,
-    type: "issue_comment",
+    // A pull's comments are Gitea's pull_request_comment (delivered as X-Gitea-Event issue_comment).
+    type: readBool(issue.is_pull) ? "pull_request_comment" : "issue_comment",
     fields: {
       action,
       issue: toApiIssue(await issueView(trx, current), context, doer, rootUrl),

@@ -249,7 +249,7 @@ export async function createPull(
       head_commit_id: headBranch.commit.id,
     });
     await queueOpenedEvents(trx, audience, doer, issue, links);
-    await requestReviewsInTransaction(trx, database, doer, issue, reviewers, now);
+    await requestReviewsInTransaction(trx, doer, issue, reviewers, now);
     return issue;
   });
   // A ref that could not be written now is written by the check, which compares it with the head.

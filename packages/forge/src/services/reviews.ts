@@ -75,7 +75,6 @@ function reviewerJson(db: Kysely<ForgeTables>, account: AccountRow) {
 /** Asks these reviewers for a review of the pull, in the caller's transaction; answers the new requests. */
 export async function requestReviewsInTransaction(
   trx: Kysely<ForgeTables>,
-  _database: ForgeDatabase,
   doer: AccountRow,
   issue: IssueRow,
   reviewers: readonly AccountRow[],
@@ -138,7 +137,7 @@ export async function requestReviewers(
   const now = toStoredTime(new Date(), database.dialect);
   return database.db
     .transaction()
-    .execute((trx) => requestReviewsInTransaction(trx, database, doer, found.issue, reviewers, now));
+    .execute((trx) => requestReviewsInTransaction(trx, doer, found.issue, reviewers, now));
 }
 
 /** DELETE /pulls/{index}/requested_reviewers: withdraws the requests of these reviewers. */

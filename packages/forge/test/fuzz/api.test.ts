@@ -113,6 +113,31 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       "deadline",
     );
 
+    // A pull (of a branch with nothing new: Gitea's empty pull) with a review, for the pull routes.
+    ok(
+      await api(forge.url, "POST", `${repoPath}/branches`, { token, body: { new_branch_name: "fuzzpull" } }),
+      "branch",
+    );
+    const pull = await api<{ number: number }>(forge.url, "POST", `${repoPath}/pulls`, {
+      token,
+      body: { head: "fuzzpull", base: "main", title: "fuzz pull", reviewers: ["fuzzvictim"] },
+    });
+    ok(pull, "pull");
+    const review = await api<{ id: number }>(
+      forge.url,
+      "POST",
+      `${repoPath}/pulls/${pull.body.number}/reviews`,
+      {
+        token,
+        body: {
+          event: "COMMENT",
+          body: "a review",
+          comments: [{ path: "README.md", body: "here", new_position: 1 }],
+        },
+      },
+    );
+    ok(review, "review");
+
     // `id` names a different object on each family of routes.
     const ids: [RegExp, string[]][] = [
       [/\/repos\/[^/]+\/[^/]+\/hooks\//, [hooks.repos]],
@@ -124,6 +149,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       [/\/milestones\//, [String(milestone.body.id), "fuzzmilestone"]],
       [/\/comments\/\{id\}/, [String(comment.body.id)]],
       [/\/teams\//, [String(team.body.id)]],
+      [/\/reviews\//, [String(review.body.id)]],
     ];
     idsOf = (path) => ids.find(([pattern]) => pattern.test(path))?.[1] ?? [String(team.body.id), "1"];
     Object.assign(valid, {
@@ -134,7 +160,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       owner: ["root", "fuzzorg"],
       repo: ["fuzzrepo"],
       reponame: ["fuzzrepo"],
-      index: [index],
+      index: [index, String(pull.body.number)],
       position: ["1", "2"],
       delivery: ["1"],
       topic: ["fuzz"],
