@@ -118,7 +118,9 @@ export function startPullChecker(database: ForgeDatabase, storage: Storage, logg
           // A pull that cannot be checked (its repository gone from disk) is marked so, not tried
           // in a loop; a push marks it for a check again.
           logger.warn({ err: error, pull: pull.id }, "pull request check failed");
-          const marked = await writeCheckResult(database.db, pull, { status: PULL_STATUS.error }).catch(() => false);
+          const marked = await writeCheckResult(database.db, pull, { status: PULL_STATUS.error }).catch(
+            () => false,
+          );
           if (!marked) failed.add(pull.id);
         }
       }
