@@ -488,6 +488,25 @@ export async function countReviewComments(db: Kysely<ForgeTables>, issueId: numb
   return Number(row?.n ?? 0);
 }
 
+/**
+ * After the head moved to `head`: the verdicts given on another commit are stale, and with
+ * `dismiss` (the protection's dismiss_stale_approvals) dismissed too.
+ */
+export async function markStaleVerdicts(
+  trx: Kysely<ForgeTables>,
+  issueId: number,
+  head: string,
+  dismiss: boolean,
+): Promise<void> {
+  await trx
+    .updateTable("review")
+    .set(dismiss ? { stale: true, dismissed: true } : { stale: true })
+    .where("issue_id", "=", issueId)
+    .where("type", "in", [REVIEW.approve, REVIEW.reject])
+    .where("commit_id", "!=", head)
+    .execute();
+}
+
 /** Each reviewer's latest approving or rejecting review that is not dismissed (what approvals count). */
 export async function latestVerdicts(db: Kysely<ForgeTables>, issueId: number): Promise<ReviewRow[]> {
   const rows = await db

@@ -1,9 +1,10 @@
 import { EventEmitter } from "node:events";
-import type { Logger } from "@anvil/core";
+import { type Logger, readBool } from "@anvil/core";
 import { fetchRef, isAncestor, mergeBase, mergeTrees, refTarget, setRef } from "../git/index.ts";
 import { findAccountById } from "../repositories/accounts.ts";
 import {
   findIssueOfPull,
+  markStaleVerdicts,
   PULL_STATUS,
   type PullRow,
   pullsToCheck,
@@ -12,6 +13,7 @@ import {
 } from "../repositories/pulls.ts";
 import { findRepositoryById } from "../repositories/repos.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { protectionFor } from "./branch-protection.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import { pathOf, registerPullStorage } from "./pull-views.ts";
 import type { Storage } from "./repositories.ts";
@@ -84,6 +86,13 @@ export async function checkPull(database: ForgeDatabase, storage: Storage, pull:
       ...(moved ? { head_commit_id: head } : {}),
     });
     if (ok && moved) {
+      const rule = await protectionFor(trx, baseRepository.id, pull.base_branch);
+      await markStaleVerdicts(
+        trx,
+        issue.id,
+        head as string,
+        readBool(rule?.dismiss_stale_approvals ?? false),
+      );
       const pusher = (headRepository && (await findAccountById(trx, headRepository.owner_id))) ?? baseOwner;
       await queuePullEvent(trx, pusher, issue, "pull_request_sync", "synchronized");
     }

@@ -34,7 +34,9 @@ import {
 } from "../repositories/pulls.ts";
 import { findRepositoryById } from "../repositories/repos.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
-import type { ForgeDatabase } from "./accounts.ts";
+import { ACCESS_ADMIN } from "./access.ts";
+import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { protectionFor } from "./branch-protection.ts";
 import { changeState, type IssueAudience } from "./issues.ts";
 import { wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
@@ -185,6 +187,11 @@ export async function mergePull(
       throw error;
     });
     if (options.head_commit_id && options.head_commit_id !== head) throw new Conflict("head out of date");
+    if (
+      !manual &&
+      (await behindRefused(database, context, doer, found.pull, baseTip, head, basePath, options))
+    )
+      throw new NotAllowed("not allowed to merge [reason: The head branch is behind the base branch]");
     const now = new Date();
     let tip: string;
     let mergedCommit: string;
@@ -273,6 +280,24 @@ async function currentHead(
     else await fetchRef(basePath, headPath, branchRef, pullHeadRef(found.issue.number));
   }
   return { id: tip, label };
+}
+
+/** Whether the base's protection blocks an outdated head (block_on_outdated_branch) and the head lacks the base's tip. */
+async function behindRefused(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  doer: AccountRow,
+  pull: PullRow,
+  baseTip: string,
+  head: string,
+  path: string,
+  options: MergeOptions,
+): Promise<boolean> {
+  const rule = await protectionFor(database.db, context.repository.id, pull.base_branch);
+  if (!rule || !readBool(rule.block_on_outdated_branch)) return false;
+  const admin = context.permission.mode >= ACCESS_ADMIN || isAdmin(doer);
+  if (options.force_merge && admin && !readBool(rule.block_admin_merge_override)) return false;
+  return !(await isAncestor(path, baseTip, head));
 }
 
 /** Makes the commits of the merge and answers the base's new tip; a conflict is a 409 and moves nothing. */

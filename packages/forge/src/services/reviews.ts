@@ -2,7 +2,7 @@ import { Forbidden, Invalid, NotFound, readBool, toStoredTime } from "@anvil/cor
 import type { Kysely } from "kysely";
 import { toApiUser } from "../convert/user.ts";
 import { isCommitId } from "../git/index.ts";
-import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
+import { type AccountRow, findAccountByName, findAccountsByIds } from "../repositories/accounts.ts";
 import { EVENT, insertTimelineEvent } from "../repositories/issue-events.ts";
 import { type IssueRow, updateIssueRow } from "../repositories/issues.ts";
 import {
@@ -16,6 +16,7 @@ import {
   REVIEW,
   type ReviewCommentRow,
   type ReviewRow,
+  requestedReviewersOf,
   reviewComments,
   reviewsOfIssue,
   updateReviewRow,
@@ -23,7 +24,7 @@ import {
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
-import { canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
+import { type BranchProtection, canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import type { PullInContext } from "./pulls.ts";
 import type { RepositoryContext } from "./repositories.ts";
@@ -427,21 +428,45 @@ export async function approvalsMissing(
 ): Promise<string | undefined> {
   const rule = await protectionFor(database.db, context.repository.id, pull.base_branch);
   if (!rule) return undefined;
+  const ignoreStale = readBool(rule.ignore_stale_approvals);
   const verdicts = (await latestVerdicts(database.db, issue.id)).filter(
     (review) => readBool(review.official) && !readBool(review.dismissed),
   );
   let reason: string | undefined;
-  const approvals = verdicts.filter((review) => review.type === REVIEW.approve).length;
+  const approvals = verdicts.filter(
+    (review) => review.type === REVIEW.approve && !(ignoreStale && readBool(review.stale)),
+  ).length;
   if (approvals < rule.required_approvals) reason = "Does not have enough approvals";
   else if (
     readBool(rule.block_on_rejected_reviews) &&
     verdicts.some((review) => review.type === REVIEW.reject)
   )
     reason = "There are requested changes";
+  else if (
+    readBool(rule.block_on_official_review_requests) &&
+    (await officialRequestOpen(database, context, rule, issue))
+  )
+    reason = "There are official review requests";
   if (reason === undefined) return undefined;
   const admin = context.permission.mode >= ACCESS_ADMIN || isAdmin(doer);
   if (force && admin && !readBool(rule.block_admin_merge_override)) return undefined;
   return `not allowed to merge [reason: ${reason}]`;
+}
+
+/** Whether a review is still asked of someone whose verdict would count (an official reviewer). */
+async function officialRequestOpen(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  rule: BranchProtection,
+  issue: IssueRow,
+): Promise<boolean> {
+  const requested = (await requestedReviewersOf(database.db, [issue.id])).get(issue.id) ?? [];
+  const reviewers = await findAccountsByIds(database.db, requested);
+  for (const reviewer of reviewers.values()) {
+    const permission = await repositoryPermission(database, context.repository, context.owner, reviewer);
+    if (await isOfficialReviewer(database.db, rule, reviewer, permission)) return true;
+  }
+  return false;
 }
 
 /** Whether the base branch's protection lets `doer` merge (its merge allow-list); code writers without one. */

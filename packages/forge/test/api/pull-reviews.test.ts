@@ -296,6 +296,45 @@ forEachForge(
       assert.equal((await mergeWhenChecked(forced, { Do: "merge", force_merge: true })).status, 200);
     });
 
+    test("a pushed head makes approvals stale (dismissed under dismiss_stale_approvals); an outdated head is refused under block_on_outdated_branch", async () => {
+      const edited = await api(forge.url, "PATCH", "/repos/ada/lib/branch_protections/main", {
+        token: ada.token,
+        body: { dismiss_stale_approvals: true, block_on_outdated_branch: true },
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const stale = await pullOf("stale");
+      const approval = await review(stale, cara.token, { event: "APPROVED" });
+      assert.equal(approval.status, 200);
+      const next = await clone.commit("stale2.txt", "more\n", "more work");
+      await clone.push("stale");
+      await waitFor("the stale approval", async () => {
+        const seen = await api<Review & { stale: boolean }>(
+          forge.url,
+          "GET",
+          `${pulls}/${stale}/reviews/${approval.body.id}`,
+        );
+        return seen.body.stale && seen.body.dismissed ? true : undefined;
+      });
+      const pull = await api<{ head: { sha: string } }>(forge.url, "GET", `${pulls}/${stale}`);
+      assert.equal(pull.body.head.sha, next);
+      const refused = await mergeWhenChecked(stale, { Do: "merge" });
+      assert.equal(refused.status, 405);
+      assert.equal(refused.body.message, "not allowed to merge [reason: Does not have enough approvals]");
+
+      const behind = await pullOf("behind");
+      assert.equal((await review(behind, cara.token, { event: "APPROVED" })).status, 200);
+      await clone.run("checkout", "-q", "-B", "main", "origin/main");
+      await clone.commit("elsewhere.txt", "elsewhere\n", "main moves on");
+      // Pushing to the protected branch is allowed by the rule (enable_push).
+      await clone.push("main");
+      const outdated = await mergeWhenChecked(behind, { Do: "merge" });
+      assert.equal(outdated.status, 405);
+      assert.equal(
+        outdated.body.message,
+        "not allowed to merge [reason: The head branch is behind the base branch]",
+      );
+    });
+
     test("a review is deleted by its reviewer, not by another user", async () => {
       const made = await review(number, bob.token, { event: "COMMENT", body: "one more" });
       const path = `${pulls}/${number}/reviews/${made.body.id}`;
