@@ -74,7 +74,10 @@ export async function getPull(
   context: RepositoryContext,
   index: string | number,
 ): Promise<PullInContext> {
-  const issue = await getIssue(database, context, index).catch(() => undefined);
+  const issue = await getIssue(database, context, index).catch((error) => {
+    if (error instanceof NotFound) return undefined;
+    throw error;
+  });
   const pull = issue && readBool(issue.is_pull) ? await findPullByIssueId(database.db, issue.id) : undefined;
   if (!issue || !pull) throw new NotFound("pull request does not exist");
   return { issue, pull };

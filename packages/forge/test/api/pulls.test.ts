@@ -321,6 +321,52 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(stranger.status, 404);
   });
 
+  test("pulls and issues opened together draw distinct numbers; of pulls racing for the same branches one is opened", async () => {
+    await makeRepository(forge.url, ada.token, "race");
+    const racer = await cloneOf(forge.url, "ada", "password123", "ada", "race", work.path);
+    for (let n = 0; n < 4; n++) {
+      await racer.branch(`b${n}`, "main");
+      await racer.commit(`b${n}.txt`, `${n}\n`, `branch ${n}`);
+    }
+    await racer.push("b0", "b1", "b2", "b3");
+    const answers = await Promise.all([
+      ...[0, 1, 2, 3].map((n) =>
+        api<{ number: number }>(forge.url, "POST", "/repos/ada/race/pulls", {
+          token: ada.token,
+          body: { head: `b${n}`, base: "main", title: `pull ${n}` },
+        }),
+      ),
+      ...[0, 1, 2, 3].map((n) =>
+        api<{ number: number }>(forge.url, "POST", "/repos/ada/race/issues", {
+          token: ada.token,
+          body: { title: `issue ${n}` },
+        }),
+      ),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      Array(8).fill(201),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.body.number).sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+    await racer.branch("same", "main");
+    await racer.commit("same.txt", "same\n", "the same branch");
+    await racer.push("same");
+    const same = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        api(forge.url, "POST", "/repos/ada/race/pulls", {
+          token: ada.token,
+          body: { head: "same", base: "main", title: "the same" },
+        }),
+      ),
+    );
+    assert.deepEqual(same.map((answer) => answer.status).sort(), [201, 409, 409, 409, 409, 409]);
+    const repo = await api<{ open_pr_counter: number }>(forge.url, "GET", "/repos/ada/race");
+    assert.equal(repo.body.open_pr_counter, 5);
+  });
+
   test("a reader may open a pull between branches of a public repository; only writers may merge", async () => {
     const made = await api<Pull>(forge.url, "POST", pulls, {
       token: bob.token,
