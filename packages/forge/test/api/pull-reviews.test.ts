@@ -46,7 +46,8 @@ forEachForge(
         body: {
           type: "gitea",
           config: { url: receiver.url, content_type: "json" },
-          events: ["pull_request", "pull_request_review"],
+          // `issues` too: a pull's issue side must raise none of them.
+          events: ["pull_request", "pull_request_review", "issues"],
           active: true,
         },
       });
@@ -122,6 +123,43 @@ forEachForge(
           ["cara", "APPROVED"],
         ],
       );
+    });
+
+    test("changes to a pull's issue side arrive as pull_request events: edited, label_updated, assigned, closed, reopened", async () => {
+      const label = await api<{ id: number }>(forge.url, "POST", "/repos/ada/lib/labels", {
+        token: ada.token,
+        body: { name: "hooked", color: "ff0000" },
+      });
+      const from = receiver.received.length;
+      const edited = await api(forge.url, "PATCH", `${pulls}/${number}`, {
+        token: ada.token,
+        body: { title: "Pull reviewed, renamed", labels: [label.body.id], assignees: ["cara"] },
+      });
+      assert.equal(edited.status, 201);
+      await api(forge.url, "PATCH", `${pulls}/${number}`, { token: ada.token, body: { state: "closed" } });
+      await api(forge.url, "PATCH", `${pulls}/${number}`, { token: ada.token, body: { state: "open" } });
+      const seen = (type: string, action: string) =>
+        receiver.next(
+          (r) =>
+            r.headers["x-gitea-event-type"] === type && payloadOf<{ action: string }>(r).action === action,
+          from,
+        );
+      const title = await seen("pull_request", "edited");
+      assert.equal(
+        payloadOf<{ changes: { title: { from: string } } }>(title).changes.title.from,
+        "Pull reviewed",
+      );
+      assert.equal(
+        payloadOf<{ pull_request: { title: string } }>(title).pull_request.title,
+        "Pull reviewed, renamed",
+      );
+      const labelled = await seen("pull_request_label", "label_updated");
+      assert.equal(labelled.headers["x-gitea-event"], "pull_request");
+      await seen("pull_request_assign", "assigned");
+      await seen("pull_request", "closed");
+      await seen("pull_request", "reopened");
+      // The issue side raises no `issues` event, which the hook hears too.
+      assert.ok(!receiver.received.slice(from).some((r) => r.headers["x-gitea-event"] === "issues"));
     });
 
     test("Gitea's refusals: approving or rejecting one's own pull, a comment with nothing in it, an unknown event", async () => {
