@@ -367,6 +367,38 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(repo.body.open_pr_counter, 5);
   });
 
+  test("a private repository's pulls are hidden from outsiders (404), anonymous callers and tokens alike", async () => {
+    const made = await api(forge.url, "POST", "/user/repos", {
+      token: ada.token,
+      body: { name: "secret", auto_init: true, private: true },
+    });
+    assert.equal(made.status, 201);
+    const secret = await cloneOf(forge.url, "ada", "password123", "ada", "secret", work.path);
+    await secret.branch("hidden");
+    await secret.commit("hidden.txt", "hidden\n", "hidden work");
+    await secret.push("hidden");
+    const opened = await api(forge.url, "POST", "/repos/ada/secret/pulls", {
+      token: ada.token,
+      body: { head: "hidden", base: "main", title: "hidden" },
+    });
+    assert.equal(opened.status, 201);
+    for (const token of [bob.token, undefined]) {
+      assert.equal((await api(forge.url, "GET", "/repos/ada/secret/pulls", { token })).status, 404);
+      assert.equal((await api(forge.url, "GET", "/repos/ada/secret/pulls/1", { token })).status, 404);
+      assert.equal((await api(forge.url, "GET", "/repos/ada/secret/pulls/1.diff", { token })).status, 404);
+    }
+    const byBob = await api(forge.url, "POST", "/repos/ada/secret/pulls", {
+      token: bob.token,
+      body: { head: "hidden", base: "main", title: "mine" },
+    });
+    assert.equal(byBob.status, 404);
+    const merge = await api(forge.url, "POST", "/repos/ada/secret/pulls/1/merge", {
+      token: bob.token,
+      body: { Do: "merge" },
+    });
+    assert.equal(merge.status, 404);
+  });
+
   test("a reader may open a pull between branches of a public repository; only writers may merge", async () => {
     const made = await api<Pull>(forge.url, "POST", pulls, {
       token: bob.token,
