@@ -272,6 +272,24 @@ forEachForge(
       assert.equal(now.code, 0, now.stderr);
     });
 
+    test("matching: a plain rule in any case, `**` across slashes, the first rule by priority wins", async () => {
+      for (const rule of [
+        { rule_name: "deep/**", enable_push: true, priority: 20 },
+        { rule_name: "DEEP/a/B", enable_push: true, required_approvals: 3, priority: 10 },
+      ])
+        assert.equal((await call(cast.pat, "POST", rules, rule)).status, 201);
+      for (const name of ["deep/a/b", "deep/a/c/d", "deepest"]) {
+        const made = await call(cast.pat, "POST", `${repoPath}/branches`, { new_branch_name: name });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+      }
+      const protection = async (name: string) =>
+        (await api<Branch>(forge.url, "GET", `${repoPath}/branches/${name}`, { token: cast.pat.token })).body;
+      assert.equal((await protection("deep/a/b")).effective_branch_protection_name, "DEEP/a/B");
+      assert.equal((await protection("deep/a/b")).required_approvals, 3);
+      assert.equal((await protection("deep/a/c/d")).effective_branch_protection_name, "deep/**");
+      assert.equal((await protection("deepest")).protected, false);
+    });
+
     test("SSH push: the same rules, the same refusal for the protected ref only", async () => {
       const keys = await tempDir("anvil-protection-keys-");
       try {
