@@ -148,7 +148,8 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       topic: ["fuzz"],
       branch: ["main"],
       name: ["main"],
-      tag: ["v1"],
+      // The tail of a branch or tag path (names with slashes).
+      "*": ["main", "v1"],
       token: ["1"],
     });
   });
