@@ -234,6 +234,29 @@ forEachForge(
       const forced = await git(["push", "--force", "origin", "main"], dir);
       assert.equal(forced.code, 0, forced.stderr);
       assert.equal((await remoteRefs()).get("refs/heads/main"), rewritten);
+
+      // A force-push allow-list (as in Gitea) may name someone the push allow-list does not: wes
+      // may then rewrite main but not add to it, and ada may add to it but no longer rewrite it.
+      const listed = await call(cast.pat, "PATCH", `${rules}/main`, {
+        enable_force_push: true,
+        enable_force_push_allowlist: true,
+        force_push_allowlist_usernames: ["wes"],
+      });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.equal((await git(["reset", "-q", "--hard", "HEAD~1"], dir)).code, 0);
+      await commit(dir, "rewritten again");
+      const adaForce = await git(["push", "--force", "origin", "main"], dir);
+      assert.match(adaForce.stderr, /anvil: branch main is protected from force push/);
+      const wesDir = await cloneAs(cast.wes, "wes-force");
+      assert.equal((await git(["reset", "-q", "--hard", "HEAD~1"], wesDir)).code, 0);
+      const byWes = await commit(wesDir, "rewritten by wes");
+      const wesForce = await git(["push", "--force", "origin", "main"], wesDir);
+      assert.equal(wesForce.code, 0, wesForce.stderr);
+      assert.equal((await remoteRefs()).get("refs/heads/main"), byWes);
+      await commit(wesDir, "added by wes");
+      const wesAdds = await git(["push", "origin", "main"], wesDir);
+      assert.match(wesAdds.stderr, /anvil: Not allowed to push to protected branch main/);
+      assert.equal((await remoteRefs()).get("refs/heads/main"), byWes);
     });
 
     test("HTTP push: a glob rule protects its branches from deletion; `*` stops at a slash", async () => {
