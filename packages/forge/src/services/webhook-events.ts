@@ -28,7 +28,8 @@ export type HookEventType =
   | "issue_assign"
   | "issue_label"
   | "issue_milestone"
-  | "issue_comment";
+  | "issue_comment"
+  | "status";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {
