@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { tempDir } from "@anvil/core/testing";
 import { GIT_CLIENT_ENV } from "../ssh/tools.ts";
 import { api } from "./forge.ts";
@@ -11,8 +12,11 @@ export interface Clone {
   dir: string;
   /** Runs git in the clone, failing the test when git fails; answers its stdout, trimmed. */
   git(...args: string[]): Promise<string>;
-  /** Commits a file with this content (an empty commit when no path is given); answers the commit id. */
-  commit(message: string, files?: Record<string, string>): Promise<string>;
+  /**
+   * Commits these files (a null content removes one; none makes an empty commit), at `date` when
+   * given (ISO 8601); answers the commit id.
+   */
+  commit(message: string, files?: Record<string, string | null>, date?: string): Promise<string>;
   /** Imports a commit of `count` generated files onto `branch` with git fast-import; answers its id. */
   importFiles(branch: string, count: number): string;
   remove(): Promise<void>;
@@ -34,23 +38,27 @@ export async function cloneNewRepository(
   const cloned = await git(["clone", "-q", remote, "c"], work.path);
   assert.equal(cloned.code, 0, cloned.stderr);
   const dir = join(work.path, "c");
-  const run = async (...args: string[]) => {
-    const result = await git(args, dir);
+  const runWith = async (env: NodeJS.ProcessEnv, args: string[]) => {
+    const result = await git(args, dir, env);
     assert.equal(result.code, 0, `git ${args.join(" ")}: ${result.stderr}`);
     return result.stdout.trim();
   };
+  const run = (...args: string[]) => runWith({}, args);
   return {
     dir,
     git: run,
-    async commit(message, files = {}) {
-      const { writeFile, mkdir } = await import("node:fs/promises");
-      const { dirname } = await import("node:path");
+    async commit(message, files = {}, date) {
       for (const [path, content] of Object.entries(files)) {
+        if (content === null) {
+          await run("rm", "-q", "--", path);
+          continue;
+        }
         await mkdir(dirname(join(dir, path)), { recursive: true });
         await writeFile(join(dir, path), content);
         await run("add", "--", path);
       }
-      await run("commit", "-q", "--allow-empty", "-m", message);
+      const env = date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {};
+      await runWith(env, ["commit", "-q", "--allow-empty", "-m", message]);
       return run("rev-parse", "HEAD");
     },
     importFiles(branch, count) {
