@@ -25,7 +25,7 @@ export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
 export { type RawDiffType, rawDiff } from "./raw-diff.ts";
-export { checkBranchName, isBranchName } from "./ref-name.ts";
+export { checkBranchName, checkRevision, isBranchName } from "./ref-name.ts";
 export { listReferences, type Reference } from "./references.ts";
 export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";

@@ -46,3 +46,11 @@ export function checkBranchName(name: string, field = "Branch"): void {
     throw new Invalid(`[${field}]: ${problem}`, { [field]: [`is not a valid branch name (${problem})`] });
   }
 }
+
+/**
+ * Throws Invalid (Gitea's 422 `no valid ref or sha`) unless `revision` may name a ref or a commit
+ * id: what git could read as an option or a range (`-x`, `a..b`), NUL and the like never reach it.
+ */
+export function checkRevision(revision: string): void {
+  if (!isBranchName(revision)) throw new Invalid(`no valid ref or sha: ${revision.slice(0, 100)}`);
+}

@@ -3,7 +3,7 @@ import { Invalid, NotFound, toStoredTime } from "@anvil/core";
 import type { Kysely } from "kysely";
 import { toPayloadCommit } from "../convert/commit.ts";
 import { toApiCommitStatus } from "../convert/commit-status.ts";
-import { getCommit, isBranchName, resolveCommit } from "../git/index.ts";
+import { checkRevision, getCommit, resolveCommit } from "../git/index.ts";
 import { type AccountRow, findAccountsByIds, findUsersByEmails } from "../repositories/accounts.ts";
 import {
   type CommitStatusRow,
@@ -42,11 +42,6 @@ const MAX_TEXT = 16 * 1024;
 
 export function isCommitStatusState(state: string): state is CommitStatusState {
   return (COMMIT_STATUS_STATES as readonly string[]).includes(state);
-}
-
-/** Refuses what git must never see as a revision: `..`, a leading dash, NUL, control characters. */
-export function checkRevision(revision: string): void {
-  if (!isBranchName(revision)) throw new Invalid(`no valid ref or sha: ${revision.slice(0, 100)}`);
 }
 
 /**

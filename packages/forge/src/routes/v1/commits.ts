@@ -1,4 +1,4 @@
-import { BadRequest, Invalid, NotFound } from "@anvil/core";
+import { BadRequest, NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { type CommitDetails, toApiCommit } from "../../convert/commit.ts";
@@ -6,6 +6,7 @@ import { toApiUser } from "../../convert/user.ts";
 import { NOT_FOUND_MESSAGE } from "../../errors.ts";
 import {
   type Commit,
+  checkRevision,
   compareCommits,
   getCommit,
   isBranchName,
@@ -100,7 +101,7 @@ function parseTime(name: string, value: string | undefined): Date | undefined {
 
 function revisionOrUndefined(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!isBranchName(value)) throw new Invalid(`no valid ref or sha: ${value.slice(0, 100)}`);
+  checkRevision(value);
   return value;
 }
 
@@ -149,7 +150,7 @@ export function registerCommits(context: ApiContext): void {
       // `{sha}.diff` and `{sha}.patch` share the path, as in Gitea's routes.
       const raw = /^(.*)\.(diff|patch)$/.exec(request.params.sha);
       const sha = raw ? raw[1] : request.params.sha;
-      if (!isBranchName(sha)) throw new Invalid(`no valid ref or sha: ${sha.slice(0, 100)}`);
+      checkRevision(sha);
       const path = repositoryFilesPath(storage, found);
       const commit = await getCommit(path, sha);
       if (!commit) throw new NotFound(NOT_FOUND_MESSAGE);

@@ -1,8 +1,10 @@
-import { BadRequest, Invalid, NotFound } from "@anvil/core";
+import { BadRequest, NotFound } from "@anvil/core";
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { toApiAnnotatedTag, toApiBlob, toApiReference, toApiTree } from "../../convert/git-data.ts";
 import { NOT_FOUND_MESSAGE } from "../../errors.ts";
 import {
+  checkRevision,
   isBranchName,
   listReferences,
   listTreePage,
@@ -58,26 +60,26 @@ export function registerGitData(context: ApiContext): void {
   const repo = { config: { scope: "repository" as const } };
 
   // One ref when the filter names it exactly, else every ref it starts (404 when none), as Gitea.
-  const references = async (request: Parameters<typeof requestedRepository>[2], filter: string) => {
-    const found = await requestedRepository(
-      database,
-      request.params as { owner: string; repo: string },
-      request,
-    );
+  async function references(
+    request: FastifyRequest,
+    params: { owner: string; repo: string },
+    filter: string,
+  ) {
+    const found = await requestedRepository(database, params, request);
     requireUnit(found, "repo.code", ACCESS_READ);
     const prefix = filter === "" ? "" : `refs/${filter}`;
     const refs = await listReferences(repositoryFilesPath(storage, found), prefix);
     if (refs.length === 0) throw new NotFound(NOT_FOUND_MESSAGE);
     const rendered = refs.map((ref) => toApiReference(ref, fullNameOf(found), request.rootUrl));
     return refs.length === 1 && refs[0].name === prefix ? rendered[0] : rendered;
-  };
+  }
 
   app.get("/repos/:owner/:repo/git/refs", { ...repo, schema: { params: RepoParams } }, (request) =>
-    references(request, ""),
+    references(request, request.params, ""),
   );
 
   app.get("/repos/:owner/:repo/git/refs/*", { ...repo, schema: { params: RefParams } }, (request) =>
-    references(request, request.params["*"]),
+    references(request, request.params, request.params["*"]),
   );
 
   app.get(
@@ -140,7 +142,7 @@ export function registerGitData(context: ApiContext): void {
       const found = await requestedRepository(database, request.params, request);
       requireUnit(found, "repo.code", ACCESS_READ);
       const { sha } = request.params;
-      if (!isBranchName(sha)) throw new Invalid(`no valid ref or sha: ${sha.slice(0, 100)}`);
+      checkRevision(sha);
       const note = await readNote(repositoryFilesPath(storage, found), sha);
       if (!note) throw new NotFound(NOT_FOUND_MESSAGE);
       const [commit] = await renderCommits(
