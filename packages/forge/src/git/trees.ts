@@ -64,25 +64,31 @@ export async function listTreePage(
   let total = 0;
   // Only the record being read is kept: paths hold no NUL, which ends each record.
   let partial: Buffer | undefined;
-  for await (const chunk of git.stdout as AsyncIterable<Buffer>) {
-    let start = 0;
-    for (let nul = chunk.indexOf(0, start); nul !== -1; nul = chunk.indexOf(0, start)) {
-      if (total >= first && total < end) {
-        const piece = chunk.subarray(start, nul);
-        const record = partial ? Buffer.concat([partial, piece]) : piece;
-        entries.push(parseEntry(record.toString("utf8")));
+  try {
+    for await (const chunk of git.stdout as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let nul = chunk.indexOf(0, start); nul !== -1; nul = chunk.indexOf(0, start)) {
+        if (total >= first && total < end) {
+          const piece = chunk.subarray(start, nul);
+          const record = partial ? Buffer.concat([partial, piece]) : piece;
+          entries.push(parseEntry(record.toString("utf8")));
+        }
+        partial = undefined;
+        total++;
+        start = nul + 1;
       }
-      partial = undefined;
-      total++;
-      start = nul + 1;
+      if (start < chunk.length) {
+        // Past the page, a record's bytes are not needed, only its end.
+        if (total >= first && total < end) {
+          const rest = chunk.subarray(start);
+          partial = partial ? Buffer.concat([partial, rest]) : Buffer.from(rest);
+        } else partial = undefined;
+      }
     }
-    if (start < chunk.length) {
-      // Past the page, a record's bytes are not needed, only its end.
-      if (total >= first && total < end) {
-        const rest = chunk.subarray(start);
-        partial = partial ? Buffer.concat([partial, rest]) : Buffer.from(rest);
-      } else partial = undefined;
-    }
+  } catch (error) {
+    // Stopped early: git must not be left blocked on a pipe nobody reads.
+    git.kill();
+    throw error;
   }
   const exit = await git.exited;
   if (exit.code !== 0) throw new GitCommandError(git.args, exit);
