@@ -173,6 +173,28 @@ forEachForge("the Git data API", (forge) => {
     assert.equal((await api(forge.url, "GET", `${base}/git/blobs/deadbeef`)).status, 400);
   });
 
+  test("blobs: one over Gitea's 10 MiB is answered with its size and without its content", async () => {
+    const size = 10 * 1024 * 1024 + 1;
+    await clone.git("checkout", "-q", "-b", "large", "main");
+    await clone.commit("large", { "large.bin": "x".repeat(size) });
+    await clone.git("push", "-q", "origin", "large");
+    const sha = await clone.git("rev-parse", "large:large.bin");
+    await clone.git("checkout", "-q", "main");
+    const blob = await api<{ content: string | null; size: number; sha: string }>(
+      forge.url,
+      "GET",
+      `${base}/git/blobs/${sha}`,
+    );
+    assert.equal(blob.status, 200);
+    assert.deepEqual(blob.body, {
+      content: null,
+      encoding: null,
+      url: `http://forge.test/api/v1/repos/gina/data/git/blobs/${sha}`,
+      sha,
+      size,
+    });
+  });
+
   test("tags: an annotated tag with its tagger and the commit it tags", async () => {
     const tag = await api<{
       tag: string;
