@@ -70,6 +70,16 @@ forEachForge(
         },
       });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const chat = await api(forge.url, "POST", `${base}/hooks`, {
+        token: people.cleo.token,
+        body: {
+          type: "slack",
+          config: { url: `${receiver.url}/slack`, content_type: "json", channel: "#ci" },
+          events: ["status"],
+          active: true,
+        },
+      });
+      assert.equal(chat.status, 201, JSON.stringify(chat.body));
     });
     after(async () => {
       await clone.remove();
@@ -103,7 +113,9 @@ forEachForge(
       assert.equal(byBranch.body.id, 3);
       assert.equal(byBranch.body.creator?.login, "wynn");
 
-      const delivery = await receiver.next((request) => request.headers["x-gitea-event"] === "status");
+      const delivery = await receiver.next(
+        (request) => request.headers["x-gitea-event"] === "status" && !request.url.endsWith("/slack"),
+      );
       const payload = payloadOf<{
         state: string;
         sha: string;
@@ -118,6 +130,13 @@ forEachForge(
       assert.equal(payload.commit.id, second);
       assert.equal(payload.repository.full_name, "cleo/ci");
       assert.equal(payload.sender.login, "cleo");
+      const chat = await receiver.next(
+        (request) => request.url.endsWith("/slack") && request.headers["x-gitea-event"] === "status",
+      );
+      assert.equal(
+        JSON.parse(chat.body).text,
+        "<https://ci.example.com/1|[cleo/ci] Commit Status changed: ci/build - building>",
+      );
     });
 
     test("bad states and refs are refused with Gitea's 4xx; only writers of the code may report", async () => {
