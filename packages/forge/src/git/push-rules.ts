@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +16,17 @@ export interface PushRule {
 }
 
 const HOOKS = join(dirname(fileURLToPath(import.meta.url)), "hooks");
+let hookChecked = false;
+
+// git skips a hook it cannot execute (a copy that lost its mode bits) and lets every ref through:
+// such a push must fail instead.
+function hooksPath(): string {
+  if (!hookChecked) {
+    accessSync(join(HOOKS, "update"), constants.X_OK);
+    hookChecked = true;
+  }
+  return HOOKS;
+}
 
 /** The environment receive-pack needs to apply `rules` (in the order they are tried); none without rules. */
 export function pushRulesEnvironment(rules: readonly PushRule[]): Record<string, string> {
@@ -23,7 +35,7 @@ export function pushRulesEnvironment(rules: readonly PushRule[]): Record<string,
     // Configuration given this way outranks the repository's own, so no repository can unset it.
     GIT_CONFIG_COUNT: "1",
     GIT_CONFIG_KEY_0: "core.hooksPath",
-    GIT_CONFIG_VALUE_0: HOOKS,
+    GIT_CONFIG_VALUE_0: hooksPath(),
     ANVIL_PUSH_RULES: JSON.stringify(rules),
     // The hook runs on the forge's own Node (it loads TypeScript), whatever `node` PATH finds first.
     PATH: `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`,

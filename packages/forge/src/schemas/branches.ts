@@ -2,7 +2,8 @@ import { Type } from "typebox";
 
 // Request bodies of the branch, tag and branch protection routes, named after Gitea's API structs.
 
-const Names = Type.Array(Type.String(), { maxItems: 1000 });
+// Each name costs a look-up of the account or team and of its permission: bounded per list.
+const Names = Type.Array(Type.String(), { maxItems: 100 });
 
 export const CreateBranchRepoOption = Type.Object({
   new_branch_name: Type.String(),

@@ -102,3 +102,12 @@ export const PullReviewRequestOptions = Type.Object({
   reviewers: Type.Optional(Type.Array(Type.String())),
   team_reviewers: Type.Optional(Type.Array(Type.String())),
 });
+
+/** GET /pulls/{index}/commits: paging and Gitea's `verification` and `files` flags. */
+export const PullCommitsQuery = Type.Object({
+  page: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+  verification: Type.Optional(Type.String()),
+  files: Type.Optional(Type.String()),
+  stat: Type.Optional(Type.String()),
+});

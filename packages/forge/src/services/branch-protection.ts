@@ -120,16 +120,19 @@ export async function canPush(
   return listed(db, account, rule.whitelist_user_ids, rule.whitelist_team_ids);
 }
 
-/** Whether `account` may rewrite the history of a branch the rule protects (Gitea's CanUserForcePush). */
+/**
+ * Whether `account` may rewrite the history of a branch the rule protects (Gitea's
+ * CanUserForcePush): when force pushes are enabled, whoever may push, or only the force-push
+ * allow-list when it is enabled (which, as in Gitea, need not be on the push allow-list).
+ */
 export async function canForcePush(
   db: Kysely<ForgeTables>,
   rule: BranchProtection,
   account: AccountRow | undefined,
   permission: Permission,
 ): Promise<boolean> {
-  if (!account || !readBool(rule.can_force_push) || !(await canPush(db, rule, account, permission)))
-    return false;
-  if (!readBool(rule.enable_force_push_allowlist)) return true;
+  if (!account || !readBool(rule.can_force_push)) return false;
+  if (!readBool(rule.enable_force_push_allowlist)) return canPush(db, rule, account, permission);
   return listed(db, account, rule.force_push_allowlist_user_ids, rule.force_push_allowlist_team_ids);
 }
 

@@ -42,7 +42,7 @@ import { wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
 import type { RepositoryContext, Storage } from "./repositories.ts";
-import { approvalsMissing, mayMergeInto } from "./reviews.ts";
+import { mayMergeInto, protectionRefusal } from "./reviews.ts";
 import { queueRepositoryEvent, type RepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
 
@@ -128,8 +128,8 @@ async function checkMergeable(
     );
   if (pull.status !== PULL_STATUS.mergeable && pull.status !== PULL_STATUS.empty)
     throw new NotAllowed("Please try again later");
-  const missing = await approvalsMissing(database, context, doer, issue, pull, options.force_merge === true);
-  if (missing) throw new NotAllowed(missing);
+  const refusal = await protectionRefusal(database, context, doer, issue, pull, options.force_merge === true);
+  if (refusal) throw new NotAllowed(refusal);
 }
 
 /**

@@ -24,7 +24,15 @@ import {
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_READ, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
-import { type BranchProtection, canMerge, isOfficialReviewer, protectionFor } from "./branch-protection.ts";
+import { compileBranchFilter } from "./branch-filter.ts";
+import {
+  type BranchProtection,
+  canMerge,
+  isOfficialReviewer,
+  protectionFor,
+  statusCheckContexts,
+} from "./branch-protection.ts";
+import { combinedStatus } from "./commit-statuses.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import type { PullInContext } from "./pulls.ts";
 import type { RepositoryContext } from "./repositories.ts";
@@ -418,7 +426,7 @@ export async function dismissReview(
  * reviewer's latest verdict, official and not dismissed), and no official request for changes when
  * it blocks on them. A repository admin's force_merge passes, unless the rule forbids that.
  */
-export async function approvalsMissing(
+export async function protectionRefusal(
   database: ForgeDatabase,
   context: RepositoryContext,
   doer: AccountRow,
@@ -447,10 +455,32 @@ export async function approvalsMissing(
     (await officialRequestOpen(database, context, rule, issue))
   )
     reason = "There are official review requests";
+  else if (readBool(rule.enable_status_check) && !(await requiredChecksPassed(database, rule, pull)))
+    reason = "Not all required status checks successful";
   if (reason === undefined) return undefined;
   const admin = context.permission.mode >= ACCESS_ADMIN || isAdmin(doer);
   if (force && admin && !readBool(rule.block_admin_merge_override)) return undefined;
   return `not allowed to merge [reason: ${reason}]`;
+}
+
+/**
+ * Whether the head commit's statuses satisfy the rule (Gitea's MergeRequiredContextsCommitStatus):
+ * each required context (a glob) has its latest status a success; without contexts, the combined
+ * state is a success. No status at all is pending.
+ */
+async function requiredChecksPassed(
+  database: ForgeDatabase,
+  rule: BranchProtection,
+  pull: PullRow,
+): Promise<boolean> {
+  const combined = await combinedStatus(database.db, pull.base_repo_id, pull.head_commit_id);
+  if (combined.statuses.length === 0) return false;
+  const contexts = statusCheckContexts(rule);
+  if (contexts.length === 0) return combined.state === "success";
+  return contexts.every((pattern) => {
+    const filter = compileBranchFilter(pattern);
+    return combined.statuses.find((status) => filter?.matches(status.context))?.state === "success";
+  });
 }
 
 /** Whether a review is still asked of someone whose verdict would count (an official reviewer). */

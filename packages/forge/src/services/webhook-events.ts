@@ -40,7 +40,8 @@ export type HookEventType =
   | "pull_request_review_rejected"
   | "pull_request_review_comment"
   | "fork"
-  | "release";
+  | "release"
+  | "status";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {

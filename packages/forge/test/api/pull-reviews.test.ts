@@ -373,6 +373,33 @@ forEachForge(
       );
     });
 
+    test("required status checks hold the merge until the head's required contexts succeed", async () => {
+      const edited = await api(forge.url, "PATCH", "/repos/ada/lib/branch_protections/main", {
+        token: ada.token,
+        body: { enable_status_check: true, status_check_contexts: ["ci/*"], block_on_outdated_branch: false },
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const checked = await pullOf("checked");
+      assert.equal((await review(checked, cara.token, { event: "APPROVED" })).status, 200);
+      const refused = await mergeWhenChecked(checked, { Do: "merge" });
+      assert.equal(refused.status, 405);
+      assert.equal(
+        refused.body.message,
+        "not allowed to merge [reason: Not all required status checks successful]",
+      );
+      const head = await clone.run("rev-parse", "checked");
+      const status = (state: string, context: string) =>
+        api(forge.url, "POST", `/repos/ada/lib/statuses/${head}`, {
+          token: ada.token,
+          body: { state, context },
+        });
+      assert.equal((await status("success", "lint")).status, 201);
+      assert.equal((await status("pending", "ci/build")).status, 201);
+      assert.equal((await mergeWhenChecked(checked, { Do: "merge" })).status, 405);
+      assert.equal((await status("success", "ci/build")).status, 201);
+      assert.equal((await mergeWhenChecked(checked, { Do: "merge" })).status, 200);
+    });
+
     test("a review is deleted by its reviewer, not by another user", async () => {
       const made = await review(number, bob.token, { event: "COMMENT", body: "one more" });
       const path = `${pulls}/${number}/reviews/${made.body.id}`;

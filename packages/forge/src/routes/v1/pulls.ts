@@ -14,6 +14,7 @@ import {
   EditPullRequestOption,
   MergePullRequestOption,
   PullBaseHeadParams,
+  PullCommitsQuery,
   PullListQuery,
   PullParams,
   PullReviewRequestOptions,
@@ -46,8 +47,8 @@ import {
   requestReviewers,
   submitReview,
 } from "../../services/reviews.ts";
+import { commitFlags, renderCommits } from "./commits.ts";
 import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
-import { commitRenderer } from "./repo-parts.ts";
 import { cloneUrls, requestedRepository } from "./repos.ts";
 
 const DIFF_INDEX = /^(\d{1,15})\.(diff|patch)$/;
@@ -182,7 +183,7 @@ export function registerPulls(context: ApiContext): void {
 
   app.get(
     "/repos/:owner/:repo/pulls/:index/commits",
-    { ...pulls, schema: { params: PullParams } },
+    { ...pulls, schema: { params: PullParams, querystring: PullCommitsQuery } },
     async (request, reply) => {
       const { found, pull } = await requestedPull(request, request.params);
       const window = paged(context, request);
@@ -194,9 +195,8 @@ export function registerPulls(context: ApiContext): void {
         "x-pagecount": String(pageCount),
         "x-hasmore": String(window.page < pageCount),
       });
-      const fullName = `${found.owner.name}/${found.repository.name}`;
-      const toApi = await commitRenderer(database, page.rows, fullName, request);
-      return sendPage(request, reply, window, page, toApi);
+      const rendered = await renderCommits(context, request, found, page.rows, commitFlags(request.query));
+      return sendPage(request, reply, window, { rows: rendered, total: page.total }, (commit) => commit);
     },
   );
 
