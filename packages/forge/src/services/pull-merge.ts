@@ -426,7 +426,9 @@ async function deleteHeadBranch(
 ): Promise<void> {
   const pull = await findPullById(database.db, found.pull.id);
   if (!pull || pull.head_repo_id !== context.repository.id) return;
+  // Neither the default branch nor a protected one is deleted (Gitea's CanDeleteBranch).
   if (pull.head_branch === context.repository.default_branch) return;
+  if (await protectionFor(database.db, context.repository.id, pull.head_branch)) return;
   if (await headInUse(database.db, context.repository.id, pull.head_branch, pull.id)) return;
   const path = pathOf(storage, context);
   const ref = `refs/heads/${pull.head_branch}`;

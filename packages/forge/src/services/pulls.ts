@@ -358,6 +358,17 @@ export async function editPull(
     throw new PreconditionFailed("cannot change state of this pull request, it was already merged");
   if (edit.allow_maintainer_edit !== undefined && issue.poster_id !== doer.id)
     throw new Forbidden("SetAllowEdits: no permission");
+  // Reopened, a pull must not join the branches of another open pull, and is checked again.
+  const reopen = edit.state === "open" && readBool(issue.is_closed);
+  if (reopen && pull.head_repo_id !== null) {
+    const other = await findOpenPull(database.db, {
+      baseRepoId: pull.base_repo_id,
+      baseBranch: pull.base_branch,
+      headRepoId: pull.head_repo_id,
+      headBranch: pull.head_branch,
+    });
+    if (other) throw alreadyExists(other);
+  }
   const basePath = pathOf(storage, context);
   const newBase =
     !merged && edit.base !== undefined && edit.base !== "" && edit.base !== pull.base_branch
@@ -395,6 +406,7 @@ export async function editPull(
     },
     rootUrl,
   );
+  if (reopen) await recheckPull(database, pull);
   if (writer && edit.labels !== undefined)
     await changeIssueLabels(
       database,

@@ -367,6 +367,33 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(repo.body.open_pr_counter, 5);
   });
 
+  test("a closed pull may be opened again only while no other open pull joins its branches", async () => {
+    await clone.branch("dup", "main");
+    await clone.commit("dup.txt", "dup\n", "dup work");
+    await clone.push("dup");
+    const first = await api<Pull>(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "dup", base: "main", title: "first" },
+    });
+    assert.equal(first.status, 201);
+    await api(forge.url, "PATCH", `${pulls}/${first.body.number}`, {
+      token: ada.token,
+      body: { state: "closed" },
+    });
+    const second = await api<Pull>(forge.url, "POST", pulls, {
+      token: ada.token,
+      body: { head: "dup", base: "main", title: "second" },
+    });
+    assert.equal(second.status, 201);
+    const reopened = await api<{ message: string }>(forge.url, "PATCH", `${pulls}/${first.body.number}`, {
+      token: ada.token,
+      body: { state: "open" },
+    });
+    assert.equal(reopened.status, 409);
+    assert.match(reopened.body.message, /pull request already exists/);
+    assert.equal((await api<Pull>(forge.url, "GET", `${pulls}/${first.body.number}`)).body.state, "closed");
+  });
+
   test("a private repository's pulls are hidden from outsiders (404), anonymous callers and tokens alike", async () => {
     const made = await api(forge.url, "POST", "/user/repos", {
       token: ada.token,
