@@ -33,6 +33,8 @@ export const pulls: NamedMigration = {
       // Moves each time the pull is marked for a check: a check writes its result only if it
       // still holds the version it started from, so a result older than a push is never kept.
       .addColumn("check_version", "integer", (c) => c.notNull().defaultTo(0))
+      // Who last pushed to a branch of the pull: the sender of its `synchronized` webhook.
+      .addColumn("pusher_id", id, (c) => c.references("account.id").onDelete("set null"))
       .addColumn("has_merged", "boolean", (c) => c.notNull().defaultTo(false))
       .addColumn("merged_by_id", id, (c) => c.references("account.id").onDelete("set null"))
       .addColumn("merged_at", time)

@@ -148,11 +148,16 @@ export async function markPullsForCheck(
   db: Kysely<ForgeTables>,
   repoId: number,
   branches?: readonly string[],
+  pusherId?: number,
 ): Promise<number> {
   if (branches !== undefined && branches.length === 0) return 0;
   let update = db
     .updateTable("pull_request")
-    .set((eb) => ({ status: checkingUnlessClaimed(), check_version: eb("check_version", "+", 1) }))
+    .set((eb) => ({
+      status: checkingUnlessClaimed(),
+      check_version: eb("check_version", "+", 1),
+      ...(pusherId === undefined ? {} : { pusher_id: pusherId }),
+    }))
     .where("has_merged", "=", false)
     .where((eb) =>
       eb.exists(
@@ -198,14 +203,15 @@ export async function hasOpenPulls(db: Kysely<ForgeTables>, repoId: number): Pro
 export async function markPushedPulls(
   database: { db: Kysely<ForgeTables> },
   repoId: number,
+  pusherId: number,
   before: ReadonlyMap<string, string> | undefined,
   after: ReadonlyMap<string, string> | undefined,
 ): Promise<boolean> {
-  if (!before || !after) return (await markPullsForCheck(database.db, repoId)) > 0;
+  if (!before || !after) return (await markPullsForCheck(database.db, repoId, undefined, pusherId)) > 0;
   const moved = [...new Set([...before.keys(), ...after.keys()])]
     .filter((ref) => ref.startsWith("refs/heads/") && before.get(ref) !== after.get(ref))
     .map((ref) => ref.slice("refs/heads/".length));
-  return (await markPullsForCheck(database.db, repoId, moved)) > 0;
+  return (await markPullsForCheck(database.db, repoId, moved, pusherId)) > 0;
 }
 
 /** Marks one pull for a check. */

@@ -364,6 +364,7 @@ export interface PullRequestTable {
   status: Generated<string>;
   conflicted_files: Generated<string>;
   check_version: Generated<number>;
+  pusher_id: Generated<number | null>;
   has_merged: Generated<Bool>;
   merged_by_id: Generated<number | null>;
   merged_at: Generated<Time | null>;

@@ -93,7 +93,11 @@ export async function checkPull(database: ForgeDatabase, storage: Storage, pull:
         head as string,
         readBool(rule?.dismiss_stale_approvals ?? false),
       );
-      const pusher = (headRepository && (await findAccountById(trx, headRepository.owner_id))) ?? baseOwner;
+      // The pusher, as Gitea sends it; a head moved otherwise (a pull checked after a restart) by its repository's owner.
+      const pusher =
+        (pull.pusher_id !== null ? await findAccountById(trx, pull.pusher_id) : undefined) ??
+        (headRepository && (await findAccountById(trx, headRepository.owner_id))) ??
+        baseOwner;
       await queuePullEvent(trx, pusher, issue, "pull_request_sync", "synchronized");
     }
     return ok;

@@ -379,7 +379,7 @@ export async function notePush(
       : [];
   // The pulls whose base or head moved are checked again (all of the repository's when the tips
   // before the push were not read: it had no open pull then).
-  if (await markPushedPulls(database, repository.id, push.before, after)) wakePullChecker();
+  if (await markPushedPulls(database, repository.id, push.pusher.id, push.before, after)) wakePullChecker();
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

@@ -343,11 +343,21 @@ forEachForge(
 
     test("a pushed head is synchronized: refs/pull/N/head follows it and a pull_request_sync webhook is sent", async () => {
       const number = await pullOf("syncing", [["sync.txt", "1\n"]]);
+      // Pushed by a collaborator: the webhook's sender is who pushed.
+      const added = await api(forge.url, "PUT", "/repos/ada/app/collaborators/bob", {
+        token: ada.token,
+        body: { permission: "write" },
+      });
+      assert.equal(added.status, 204);
+      const bobs = await cloneOf(forge.url, "bob", "password123", "ada", "app", work.path);
+      await bobs.run("checkout", "-q", "syncing");
       const from = receiver.received.length;
-      const next = await clone.commit("sync2.txt", "2\n", "more");
-      await clone.push("syncing");
+      const next = await bobs.commit("sync2.txt", "2\n", "more");
+      await bobs.push("syncing");
       const sync = await receiver.next((r) => r.headers["x-gitea-event-type"] === "pull_request_sync", from);
       assert.equal(payloadOf<{ action: string }>(sync).action, "synchronized");
+      assert.equal(payloadOf<{ sender: { login: string } }>(sync).sender.login, "bob");
+      await api(forge.url, "DELETE", "/repos/ada/app/collaborators/bob", { token: ada.token });
       await waitFor("the pull's head", async () => {
         const pull = await api<Pull>(forge.url, "GET", `${pulls}/${number}`);
         return pull.body.head.sha === next ? true : undefined;
