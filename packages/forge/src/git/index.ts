@@ -20,6 +20,7 @@ export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
 export { checkBranchName, isBranchName } from "./ref-name.ts";
 export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
+export { checkTagName, createTagOnce, removeTagAt, tagCommit } from "./release-tags.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
 export {

@@ -8,6 +8,7 @@ import { loginThrottle } from "./0007_login_throttle.ts";
 import { issues } from "./0008_issues.ts";
 import { issueSearch } from "./0009_issue_search.ts";
 import { webhooks } from "./0010_webhooks.ts";
+import { releases } from "./0013_releases.ts";
 import { forks } from "./0014_forks.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
@@ -21,5 +22,6 @@ export const migrations: readonly NamedMigration[] = [
   issues,
   issueSearch,
   webhooks,
+  releases,
   forks,
 ];

@@ -289,6 +289,35 @@ export interface WebhookTable {
   updated_at: Time;
 }
 
+/** A release of a tag (Gitea's release); drafts may name a tag not created yet. */
+export interface ReleaseTable {
+  id: Generated<number>;
+  repo_id: number;
+  publisher_id: number | null;
+  tag_name: string;
+  lower_tag_name: string;
+  target: string;
+  title: Generated<string>;
+  note: Generated<string>;
+  sha1: Generated<string>;
+  is_draft: Generated<Bool>;
+  is_prerelease: Generated<Bool>;
+  created_at: Time;
+}
+
+/** A file attached to a release, stored under the data directory by its uuid. */
+export interface AttachmentTable {
+  id: Generated<number>;
+  uuid: string;
+  repo_id: number;
+  release_id: number | null;
+  uploader_id: number | null;
+  name: string;
+  size: number;
+  download_count: Generated<number>;
+  created_at: Time;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -312,6 +341,8 @@ export interface ForgeTables {
   comment: CommentTable;
   reaction: ReactionTable;
   webhook: WebhookTable;
+  release: ReleaseTable;
+  attachment: AttachmentTable;
 }
 
 export const ACCOUNT_USER = 0;

@@ -22,6 +22,7 @@ import {
 } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import { countFork } from "../repositories/forks.ts";
+import { attachmentFilesOfRepository } from "../repositories/releases.ts";
 import {
   findRepository,
   findRepositoryById,
@@ -40,6 +41,7 @@ import {
   repositoryPermission,
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { attachmentRoot, removeFiles } from "./attachment-files.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
@@ -51,6 +53,8 @@ export interface Storage {
   root: string;
   /** Gitea's MAX_CREATION_LIMIT: for accounts whose max_repo_creation is -1; -1 or absent: no limit. */
   maxCreationLimit?: number;
+  /** Where attachment files live (`<data-dir>/attachments`). */
+  attachments?: string;
 }
 
 /** A repository with its owner and what the caller may do with it. */
@@ -294,7 +298,10 @@ export async function deleteRepository(
   const location = { owner: context.owner.name, name: context.repository.name };
   // The payload's repository is read in the transaction, before its row goes.
   const forkOf = context.repository.fork_id;
+  let files: string[] = [];
   await removeRepository(database, storage, context.repository.id, location, async (trx) => {
+    // Its attachments' rows go with it by the foreign keys; their files once that has committed.
+    files = await attachmentFilesOfRepository(trx, context.repository.id);
     await queueRepositoryEvent(trx, {
       repoId: context.repository.id,
       senderId: doer.id,
@@ -304,6 +311,7 @@ export async function deleteRepository(
     // Its own forks keep their objects (hard-linked copies) and lose their parent by the foreign key.
     if (forkOf !== null) await countFork(trx, forkOf, -1);
   });
+  await removeFiles(attachmentRoot(storage), files);
 }
 
 /** What a push changes in the repository's row: whether it has any ref, and its default branch. */

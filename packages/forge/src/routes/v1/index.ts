@@ -1,6 +1,7 @@
 import { Forbidden, type HttpServer, type LoginLimits, readBool } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
+import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
@@ -20,6 +21,7 @@ import { registerMisc } from "./misc.ts";
 import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
 import { registerReactions } from "./reactions.ts";
+import { registerReleases } from "./releases.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
 import { registerSubscriptions } from "./subscriptions.ts";
@@ -35,6 +37,8 @@ export interface ApiOptions {
   sshPort?: number;
   /** Failed password logins allowed per account name and per address. */
   loginLimits: LoginLimits;
+  /** Gitea's [attachment] settings; its defaults when absent. */
+  attachmentSettings?: AttachmentSettings;
 }
 
 function queryValue(request: FastifyRequest, ...names: string[]): string | undefined {
@@ -128,6 +132,7 @@ export async function registerApiV1(
         paging: options.paging,
         storage: options.storage,
         sshPort: options.sshPort,
+        attachmentSettings: options.attachmentSettings,
       };
       registerMisc(context);
       registerUsers(context);
@@ -151,6 +156,7 @@ export async function registerApiV1(
       registerReactions(context);
       registerSubscriptions(context);
       registerForks(context);
+      registerReleases(context);
     },
     { prefix: "/api/v1" },
   );

@@ -1,0 +1,289 @@
+import { Conflict, Invalid, isUniqueViolation, NotFound, readBool, toStoredTime } from "@anvil/core";
+import type { Kysely } from "kysely";
+import { type ReleaseSite, toApiRelease } from "../convert/release.ts";
+import { checkTagName, createTagOnce, removeTagAt, resolveCommit, tagCommit } from "../git/index.ts";
+import { type AccountRow, findAccountsByIds } from "../repositories/accounts.ts";
+import {
+  attachmentsOf,
+  deleteReleaseRow,
+  findLatestRelease,
+  findReleaseById,
+  findReleaseByTag,
+  insertRelease,
+  listReleases,
+  type ReleaseRow,
+  updateRelease,
+} from "../repositories/releases.ts";
+import type { ForgeTables } from "../schemas/tables.ts";
+import { ACCESS_READ, ACCESS_WRITE, accessTo } from "./access.ts";
+import type { ForgeDatabase } from "./accounts.ts";
+import { attachmentRoot, removeFiles } from "./attachment-files.ts";
+import { type RepositoryContext, repositoryFilesPath, requireUnit, type Storage } from "./repositories.ts";
+import { queueRepositoryEvent, type RepositoryEvent, webhookUrls } from "./webhook-events.ts";
+import { pushEvents } from "./webhook-push.ts";
+
+// Releases of a repository's tags (Gitea's release service): read with the releases unit, drafts
+// only by its writers; made, edited and deleted by its writers. Publishing a release on a tag that
+// is not there creates it (lightweight, at the target), undone when the row cannot be written;
+// deleting a release never deletes its tag, as in Gitea's API.
+
+export interface NewRelease {
+  tag_name: string;
+  target_commitish?: string;
+  name?: string;
+  body?: string;
+  draft?: boolean;
+  prerelease?: boolean;
+}
+
+export type ReleaseEdit = Partial<NewRelease>;
+
+function alreadyExists(tag: string): Conflict {
+  return new Conflict(`release tag already exist [tag_name: ${tag}]`);
+}
+
+export function canWriteReleases(context: RepositoryContext): boolean {
+  return accessTo(context.permission, "repo.releases") >= ACCESS_WRITE;
+}
+
+/** A release as `context`'s caller may see it: drafts only for writers, a 404 otherwise. */
+function visibleRelease(context: RepositoryContext, release: ReleaseRow | undefined): ReleaseRow {
+  if (!release || (readBool(release.is_draft) && !canWriteReleases(context)))
+    throw new NotFound(`release does not exist`);
+  return release;
+}
+
+function releaseSite(db: Kysely<ForgeTables>, context: RepositoryContext): ReleaseSite {
+  return { rootUrl: webhookUrls(db).rootUrl, fullName: `${context.owner.name}/${context.repository.name}` };
+}
+
+/** Rendered releases in one go: their publishers and attachments read together. */
+export async function renderReleases(
+  database: ForgeDatabase,
+  context: RepositoryContext,
+  releases: readonly ReleaseRow[],
+  rootUrl: URL,
+) {
+  const [publishers, attachments] = await Promise.all([
+    findAccountsByIds(
+      database.db,
+      releases.flatMap((release) => (release.publisher_id === null ? [] : [release.publisher_id])),
+    ),
+    attachmentsOf(
+      database.db,
+      releases.map((release) => release.id),
+    ),
+  ]);
+  const site = { rootUrl, fullName: `${context.owner.name}/${context.repository.name}` };
+  return releases.map((release) =>
+    toApiRelease(
+      release,
+      release.publisher_id === null ? undefined : publishers.get(release.publisher_id),
+      attachments.get(release.id) ?? [],
+      site,
+    ),
+  );
+}
+
+/** Queues the `release` event (published, updated, deleted) with the release as it is in `trx`. */
+async function queueReleaseEvent(
+  trx: Kysely<ForgeTables>,
+  context: RepositoryContext,
+  release: ReleaseRow,
+  doer: AccountRow,
+  action: "published" | "updated" | "deleted",
+): Promise<void> {
+  const publisher =
+    release.publisher_id === null
+      ? undefined
+      : (await findAccountsByIds(trx, [release.publisher_id])).get(release.publisher_id);
+  const attachments = (await attachmentsOf(trx, [release.id])).get(release.id) ?? [];
+  await queueRepositoryEvent(trx, {
+    repoId: context.repository.id,
+    senderId: doer.id,
+    type: "release",
+    fields: { action, release: toApiRelease(release, publisher, attachments, releaseSite(trx, context)) },
+  });
+}
+
+/**
+ * Makes the tag of a release being published when it is missing: lightweight, at `target`'s
+ * commit. Answers the tag's commit and whether this call made the tag (to undo it on failure).
+ */
+async function ensureTag(
+  path: string,
+  tag: string,
+  target: string,
+): Promise<{ sha: string; created: boolean }> {
+  const existing = await tagCommit(path, tag);
+  if (existing !== undefined) return { sha: existing, created: false };
+  const commit = await resolveCommit(path, target);
+  if (commit === undefined) throw new NotFound(`target "${target}" not found`);
+  if (await createTagOnce(path, tag, commit)) return { sha: commit, created: true };
+  // Made meanwhile by a push or another release: the release stands on that one.
+  const raced = await tagCommit(path, tag);
+  if (raced === undefined) throw new Conflict(`tag "${tag}" is being changed, try again`);
+  return { sha: raced, created: false };
+}
+
+/** The `create` and `push` events of a tag a release made, as a push of it would raise them. */
+async function tagEvents(
+  database: ForgeDatabase,
+  path: string,
+  context: RepositoryContext,
+  doer: AccountRow,
+  tag: string,
+  sha: string,
+): Promise<RepositoryEvent[]> {
+  return pushEvents(database.db, path, context.repository, context.owner, doer, {
+    before: new Map(),
+    after: new Map([[`refs/tags/${tag}`, sha]]),
+  });
+}
+
+/**
+ * Writes a release's row with `write` after its tag is settled, so that a tag made for it and
+ * the row exist together: the tag is removed again when the row fails.
+ */
+async function withTag<T>(
+  database: ForgeDatabase,
+  context: RepositoryContext & { storage: Storage },
+  doer: AccountRow,
+  release: { tag: string; target: string; draft: boolean },
+  write: (trx: Kysely<ForgeTables>, sha: string | undefined, created: boolean) => Promise<T>,
+): Promise<T> {
+  const path = repositoryFilesPath(context.storage, context);
+  // A draft creates no tag until it is published, as in Gitea.
+  const tag = release.draft ? undefined : await ensureTag(path, release.tag, release.target);
+  const events = tag?.created ? await tagEvents(database, path, context, doer, release.tag, tag.sha) : [];
+  try {
+    return await database.db.transaction().execute(async (trx) => {
+      const result = await write(trx, tag?.sha, tag?.created ?? false);
+      for (const event of events) await queueRepositoryEvent(trx, event);
+      return result;
+    });
+  } catch (error) {
+    if (tag?.created) await removeTagAt(path, release.tag, tag.sha);
+    if (isUniqueViolation(error)) throw alreadyExists(release.tag);
+    throw error;
+  }
+}
+
+export async function createRelease(
+  database: ForgeDatabase,
+  storage: Storage,
+  found: RepositoryContext,
+  doer: AccountRow,
+  input: NewRelease,
+): Promise<ReleaseRow> {
+  requireUnit(found, "repo.releases", ACCESS_WRITE);
+  const context = { ...found, storage };
+  if (input.tag_name === "") throw new Invalid("[TagName]: Required");
+  checkTagName(input.tag_name);
+  if (readBool(found.repository.is_empty)) throw new Invalid("repo is empty");
+  if (await findReleaseByTag(database.db, found.repository.id, input.tag_name))
+    throw alreadyExists(input.tag_name);
+  const target = input.target_commitish || found.repository.default_branch;
+  const draft = input.draft ?? false;
+  const now = toStoredTime(new Date(), database.dialect);
+  return withTag(database, context, doer, { tag: input.tag_name, target, draft }, async (trx, sha) => {
+    const release = await insertRelease(trx, {
+      repo_id: found.repository.id,
+      publisher_id: doer.id,
+      tag_name: input.tag_name,
+      lower_tag_name: input.tag_name.toLowerCase(),
+      target,
+      title: input.name ?? "",
+      note: input.body ?? "",
+      sha1: sha ?? "",
+      is_draft: draft,
+      is_prerelease: input.prerelease ?? false,
+      created_at: now,
+    });
+    if (!draft) await queueReleaseEvent(trx, found, release, doer, "published");
+    return release;
+  });
+}
+
+/**
+ * Gitea's EditRelease: empty strings leave a field as it is (so a body cannot be emptied), a tag
+ * missing on publication is created, and the hooks hear `published` when that made the tag,
+ * `updated` for any other change of a published release, nothing for a draft.
+ */
+export async function editRelease(
+  database: ForgeDatabase,
+  storage: Storage,
+  found: RepositoryContext,
+  doer: AccountRow,
+  id: number,
+  edit: ReleaseEdit,
+): Promise<ReleaseRow> {
+  requireUnit(found, "repo.releases", ACCESS_WRITE);
+  const release = visibleRelease(found, await findReleaseById(database.db, found.repository.id, id));
+  const tag = edit.tag_name || release.tag_name;
+  if (tag !== release.tag_name) checkTagName(tag);
+  const target = edit.target_commitish || release.target;
+  const draft = edit.draft ?? readBool(release.is_draft);
+  const publishing = readBool(release.is_draft) && !draft;
+  const now = toStoredTime(new Date(), database.dialect);
+  return withTag(database, { ...found, storage }, doer, { tag, target, draft }, async (trx, sha, created) => {
+    const updated = await updateRelease(trx, release.id, {
+      tag_name: tag,
+      lower_tag_name: tag.toLowerCase(),
+      target,
+      ...(edit.name ? { title: edit.name } : {}),
+      ...(edit.body ? { note: edit.body } : {}),
+      is_draft: draft,
+      ...(edit.prerelease !== undefined ? { is_prerelease: edit.prerelease } : {}),
+      ...(sha !== undefined ? { sha1: sha } : {}),
+      ...(publishing ? { created_at: now } : {}),
+    });
+    if (!updated) throw new NotFound("release does not exist");
+    if (!draft) await queueReleaseEvent(trx, found, updated, doer, created ? "published" : "updated");
+    return updated;
+  });
+}
+
+/** Deletes the release and its attachments' rows, then their files; its tag stays. */
+export async function deleteRelease(
+  database: ForgeDatabase,
+  storage: Storage,
+  found: RepositoryContext,
+  doer: AccountRow,
+  release: ReleaseRow,
+): Promise<void> {
+  requireUnit(found, "repo.releases", ACCESS_WRITE);
+  const files = await database.db.transaction().execute(async (trx) => {
+    await queueReleaseEvent(trx, found, release, doer, "deleted");
+    return deleteReleaseRow(trx, release.id);
+  });
+  await removeFiles(attachmentRoot(storage), files);
+}
+
+export async function getRelease(database: ForgeDatabase, found: RepositoryContext, id: number) {
+  requireUnit(found, "repo.releases", ACCESS_READ);
+  return visibleRelease(found, await findReleaseById(database.db, found.repository.id, id));
+}
+
+export async function getReleaseByTag(database: ForgeDatabase, found: RepositoryContext, tag: string) {
+  requireUnit(found, "repo.releases", ACCESS_READ);
+  return visibleRelease(found, await findReleaseByTag(database.db, found.repository.id, tag));
+}
+
+export async function getLatestRelease(database: ForgeDatabase, found: RepositoryContext) {
+  requireUnit(found, "repo.releases", ACCESS_READ);
+  return visibleRelease(found, await findLatestRelease(database.db, found.repository.id));
+}
+
+export async function listRepositoryReleases(
+  database: ForgeDatabase,
+  found: RepositoryContext,
+  query: { draft?: boolean; prerelease?: boolean; offset: number; limit: number },
+) {
+  requireUnit(found, "repo.releases", ACCESS_READ);
+  return listReleases(database.db, {
+    repoId: found.repository.id,
+    withDrafts: canWriteReleases(found),
+    ...query,
+  });
+}
