@@ -17,8 +17,13 @@ import { startForgeSsh } from "./routes/ssh.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
-import { type AttachmentSettings, DEFAULT_ATTACHMENT_SETTINGS } from "./services/attachment-files.ts";
-import { reconcileStorage } from "./services/storage-reconcile.ts";
+import {
+  type AttachmentSettings,
+  attachmentRoot,
+  DEFAULT_ATTACHMENT_SETTINGS,
+  sweepIncoming,
+} from "./services/attachment-files.ts";
+import { LEFTOVER_GRACE_MS, reconcileStorage } from "./services/storage-reconcile.ts";
 import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {
@@ -72,6 +77,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
     register: async (app, database) => {
       // Before the first request: what a crash left between rows and repositories is settled.
       await reconcileStorage(database, storage, config.logger);
+      await sweepIncoming(attachmentRoot(storage), LEFTOVER_GRACE_MS);
       registerHealth(app, database);
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;

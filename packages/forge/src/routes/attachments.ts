@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { HttpServer, LoginLimits } from "@anvil/core";
-import { Forbidden, readBool } from "@anvil/core";
+import { Forbidden, NotFound, readBool } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { findAccountByName } from "../repositories/accounts.ts";
 import type { ForgeDatabase } from "../services/accounts.ts";
@@ -69,7 +69,11 @@ export async function registerAttachmentDownloads(
   };
 
   const send = async (request: FastifyRequest, reply: FastifyReply, download: Download) => {
-    const { size } = await stat(download.path);
+    const found = await stat(download.path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") throw new NotFound("attachment does not exist");
+      throw error;
+    });
+    const { size } = found;
     const range = requestedRange(request.headers.range, size);
     reply.header("accept-ranges", "bytes");
     reply.header("content-disposition", contentDisposition(download.attachment.name));

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -103,4 +103,23 @@ export async function discardFile(root: string, file: ReceivedFile): Promise<voi
 /** Removes the files of deleted attachment rows; missing ones are no error. */
 export async function removeFiles(root: string, uuids: readonly string[]): Promise<void> {
   await Promise.all(uuids.map((uuid) => rm(attachmentPath(root, uuid), { force: true })));
+}
+
+/**
+ * Removes uploads a crash cut off in `.incoming`, once older than `graceMs` (a younger one may be
+ * arriving in another process on the same storage). Answers how many went.
+ */
+export async function sweepIncoming(root: string, graceMs: number): Promise<number> {
+  const folder = join(root, INCOMING);
+  const entries = await readdir(folder).catch(() => [] as string[]);
+  const cutoff = Date.now() - graceMs;
+  let swept = 0;
+  for (const entry of entries) {
+    const path = join(folder, entry);
+    const since = (await stat(path).catch(() => undefined))?.mtimeMs;
+    if (since === undefined || since > cutoff) continue;
+    await rm(path, { force: true });
+    swept++;
+  }
+  return swept;
 }

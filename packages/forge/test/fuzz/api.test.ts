@@ -113,6 +113,23 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       "deadline",
     );
 
+    // A release with an attachment, for the release and asset routes.
+    const release = await api<{ id: number }>(forge.url, "POST", `${repoPath}/releases`, {
+      token,
+      body: { tag_name: "v-fuzz", name: "fuzz release" },
+    });
+    ok(release, "release");
+    const asset = await fetch(
+      `${forge.url}/api/v1${repoPath}/releases/${release.body.id}/assets?name=fuzz.txt`,
+      {
+        method: "POST",
+        headers: { authorization: `token ${token}`, "content-type": "application/octet-stream" },
+        body: "fuzz",
+      },
+    );
+    const attachment = (await asset.json()) as { id: number; uuid: string };
+    ok({ status: asset.status, body: attachment }, "release asset");
+
     // `id` names a different object on each family of routes.
     const ids: [RegExp, string[]][] = [
       [/\/repos\/[^/]+\/[^/]+\/hooks\//, [hooks.repos]],
@@ -124,6 +141,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       [/\/milestones\//, [String(milestone.body.id), "fuzzmilestone"]],
       [/\/comments\/\{id\}/, [String(comment.body.id)]],
       [/\/teams\//, [String(team.body.id)]],
+      [/\/releases\/\{id\}/, [String(release.body.id)]],
     ];
     idsOf = (path) => ids.find(([pattern]) => pattern.test(path))?.[1] ?? [String(team.body.id), "1"];
     Object.assign(valid, {
@@ -140,6 +158,9 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       topic: ["fuzz"],
       branch: ["main"],
       token: ["1"],
+      tag: ["v-fuzz"],
+      attachment_id: [String(attachment.id)],
+      uuid: [attachment.uuid],
     });
   });
 
