@@ -14,6 +14,11 @@ export const releases: NamedMigration = {
     const dialect = dialectOf(db);
     const time = timestampType(dialect);
     const id = idType(dialect);
+    // Published releases, as release_counter shows them; kept in the transaction of each change.
+    await db.schema
+      .alterTable("repository")
+      .addColumn("num_releases", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
     await addIdColumn(db.schema.createTable("release"), dialect)
       .addColumn("repo_id", id, (c) => c.notNull().references("repository.id").onDelete("cascade"))
       // A release outlives its publisher's account, shown then as Gitea's ghost user.

@@ -1,4 +1,4 @@
-import { countRows } from "@anvil/core";
+import { countRows, type DialectName, forUpdate } from "@anvil/core";
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { AttachmentTable, ForgeTables, ReleaseTable } from "../schemas/tables.ts";
 
@@ -20,11 +20,28 @@ export function updateRelease(
   return db.updateTable("release").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
 }
 
-/** Deletes the release (its attachments' rows go with it) and answers the uuids of their files. */
-export async function deleteReleaseRow(db: Kysely<ForgeTables>, id: number): Promise<string[]> {
+/**
+ * Deletes the release (its attachments' rows go with it) and answers the uuids of their files;
+ * undefined when it was already gone.
+ */
+export async function deleteReleaseRow(db: Kysely<ForgeTables>, id: number): Promise<string[] | undefined> {
   const files = await db.selectFrom("attachment").select("uuid").where("release_id", "=", id).execute();
-  await db.deleteFrom("release").where("id", "=", id).execute();
-  return files.map((file) => file.uuid);
+  const result = await db.deleteFrom("release").where("id", "=", id).executeTakeFirst();
+  return result.numDeletedRows > 0n ? files.map((file) => file.uuid) : undefined;
+}
+
+/** The release as it is now, locked until the transaction ends (PostgreSQL; SQLite's writer lock). */
+export function lockRelease(
+  db: Kysely<ForgeTables>,
+  dialect: DialectName,
+  id: number,
+): Promise<ReleaseRow | undefined> {
+  return db
+    .selectFrom("release")
+    .selectAll()
+    .where("id", "=", id)
+    .$call(forUpdate(dialect))
+    .executeTakeFirst();
 }
 
 export function findReleaseById(
@@ -96,6 +113,16 @@ export async function listReleases(
     countRows(db, selection),
   ]);
   return { rows, total };
+}
+
+/** Moves the repository's count of published releases by `delta`. */
+export async function countRelease(db: Kysely<ForgeTables>, repoId: number, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await db
+    .updateTable("repository")
+    .set((eb) => ({ num_releases: eb("num_releases", "+", delta) }))
+    .where("id", "=", repoId)
+    .execute();
 }
 
 export function insertAttachment(

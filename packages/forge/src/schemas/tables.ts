@@ -79,6 +79,8 @@ export interface RepositoryTable {
   /** The repository this one was forked from; null once that one is deleted. */
   fork_id: Generated<number | null>;
   num_forks: Generated<number>;
+  /** Published releases (not drafts). */
+  num_releases: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */

@@ -5,12 +5,14 @@ import { checkTagName, createTagOnce, removeTagAt, resolveCommit, tagCommit } fr
 import { type AccountRow, findAccountsByIds } from "../repositories/accounts.ts";
 import {
   attachmentsOf,
+  countRelease,
   deleteReleaseRow,
   findLatestRelease,
   findReleaseById,
   findReleaseByTag,
   insertRelease,
   listReleases,
+  lockRelease,
   type ReleaseRow,
   updateRelease,
 } from "../repositories/releases.ts";
@@ -200,7 +202,10 @@ export async function createRelease(
       is_prerelease: input.prerelease ?? false,
       created_at: now,
     });
-    if (!draft) await queueReleaseEvent(trx, found, release, doer, "published");
+    if (!draft) {
+      await countRelease(trx, found.repository.id, 1);
+      await queueReleaseEvent(trx, found, release, doer, "published");
+    }
     return release;
   });
 }
@@ -224,9 +229,11 @@ export async function editRelease(
   if (tag !== release.tag_name) checkTagName(tag);
   const target = edit.target_commitish || release.target;
   const draft = edit.draft ?? readBool(release.is_draft);
-  const publishing = readBool(release.is_draft) && !draft;
   const now = toStoredTime(new Date(), database.dialect);
   return withTag(database, { ...found, storage }, doer, { tag, target, draft }, async (trx, sha, created) => {
+    // Counted from the row as it is now: an edit racing this one may have published it already.
+    const current = await lockRelease(trx, database.dialect, release.id);
+    if (!current) throw new NotFound("release does not exist");
     const updated = await updateRelease(trx, release.id, {
       tag_name: tag,
       lower_tag_name: tag.toLowerCase(),
@@ -236,9 +243,10 @@ export async function editRelease(
       is_draft: draft,
       ...(edit.prerelease !== undefined ? { is_prerelease: edit.prerelease } : {}),
       ...(sha !== undefined ? { sha1: sha } : {}),
-      ...(publishing ? { created_at: now } : {}),
+      ...(readBool(current.is_draft) && !draft ? { created_at: now } : {}),
     });
     if (!updated) throw new NotFound("release does not exist");
+    await countRelease(trx, found.repository.id, Number(readBool(current.is_draft)) - Number(draft));
     if (!draft) await queueReleaseEvent(trx, found, updated, doer, created ? "published" : "updated");
     return updated;
   });
@@ -254,8 +262,13 @@ export async function deleteRelease(
 ): Promise<void> {
   requireUnit(found, "repo.releases", ACCESS_WRITE);
   const files = await database.db.transaction().execute(async (trx) => {
-    await queueReleaseEvent(trx, found, release, doer, "deleted");
-    return deleteReleaseRow(trx, release.id);
+    const current = await lockRelease(trx, database.dialect, release.id);
+    if (!current) throw new NotFound("release does not exist");
+    await queueReleaseEvent(trx, found, current, doer, "deleted");
+    if (!readBool(current.is_draft)) await countRelease(trx, found.repository.id, -1);
+    const removed = await deleteReleaseRow(trx, release.id);
+    if (!removed) throw new NotFound("release does not exist");
+    return removed;
   });
   await removeFiles(attachmentRoot(storage), files);
 }

@@ -336,6 +336,29 @@ forEachForge(
       assert.equal((await remoteTags("alice/app")).get("race"), await remoteHead("alice/app", winner));
     });
 
+    test("release_counter counts published releases through publication, unpublishing and deletion", async () => {
+      const counter = async () =>
+        (await api<{ release_counter: number }>(forge.url, "GET", "/repos/alice/app")).body.release_counter;
+      const start = await counter();
+      const draft = await create(cast.alice, "alice/app", { tag_name: "count-me", draft: true });
+      assert.equal(await counter(), start);
+      const path = `/repos/alice/app/releases/${draft.body.id}`;
+      // Published by several edits at once: counted once.
+      const edits = await Promise.all([1, 2, 3].map(() => call(cast.alice, "PATCH", path, { draft: false })));
+      assert.deepEqual(
+        edits.map((edit) => edit.status),
+        [200, 200, 200],
+      );
+      assert.equal(await counter(), start + 1);
+      assert.equal((await call(cast.alice, "PATCH", path, { draft: true })).status, 200);
+      assert.equal(await counter(), start);
+      assert.equal((await call(cast.alice, "PATCH", path, { draft: false })).status, 200);
+      // Deleted by several requests at once: one 204, the others 404, counted off once.
+      const deletes = await Promise.all([1, 2, 3].map(() => call(cast.alice, "DELETE", path)));
+      assert.deepEqual(deletes.map((answer) => answer.status).sort(), [204, 404, 404]);
+      assert.equal(await counter(), start);
+    });
+
     test("hooks hear `release`: published, updated, deleted, and the tag's `create`", async () => {
       const hook = await call(cast.alice, "POST", "/repos/alice/app/hooks", {
         type: "gitea",
