@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type TempDir, tempDir } from "@anvil/core/testing";
@@ -102,6 +102,15 @@ forEachForge(
       assert.equal(parent.body.parent, null);
       const shown = await api<Repo>(forge.url, "GET", "/repos/bob/lib", { shape: "Repository" });
       assert.equal(shown.body.parent?.full_name, "alice/lib");
+
+      // The fork's object files are the parent's, hard-linked (the data directory is one filesystem).
+      const objects = join(forge.server.dataDir, "repositories", "bob", "lib.git", "objects");
+      const files = readdirSync(objects, { recursive: true, withFileTypes: true }).filter((entry) =>
+        entry.isFile(),
+      );
+      assert.ok(files.length > 0);
+      assert.ok(files.every((entry) => statSync(join(entry.parentPath, entry.name)).nlink > 1));
+      assert.equal(existsSync(join(objects, "info", "alternates")), false);
 
       const original = await clone("alice/lib");
       const copy = await clone("bob/lib");
