@@ -55,24 +55,29 @@ export function toPayloadCommit(
   };
 }
 
-/** A branch as Gitea shows it, its head commit a PayloadCommit (see toPayloadCommit). */
+/**
+ * A branch as Gitea shows it, its head commit a PayloadCommit (see toPayloadCommit), with what its
+ * protection rule means for the caller (services/branch-protection.ts, branchProtectionView).
+ */
 export function toApiBranch(
   branch: Branch,
   fullName: string,
   rootUrl: URL,
-  canPush: boolean,
+  protection: {
+    protected: boolean;
+    required_approvals: number;
+    enable_status_check: boolean;
+    status_check_contexts: string[];
+    user_can_push: boolean;
+    user_can_merge: boolean;
+    effective_branch_protection_name: string;
+  },
   usernameOf: (email: string) => string,
 ) {
   return {
     name: branch.name,
     commit: toPayloadCommit(branch.commit, fullName, rootUrl, usernameOf),
-    protected: false,
-    required_approvals: 0,
-    enable_status_check: false,
-    status_check_contexts: [],
-    user_can_push: canPush,
-    user_can_merge: canPush,
-    effective_branch_protection_name: "",
+    ...protection,
   };
 }
 

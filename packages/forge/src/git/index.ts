@@ -18,9 +18,10 @@ export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
 export { type GitProcess, type SpawnGitOptions, spawnGit } from "./process.ts";
 export { gitProtocolEnvironment } from "./protocol.ts";
-export { checkBranchName, isBranchName } from "./ref-name.ts";
+export { type PushRule, pushRulesEnvironment } from "./push-rules.ts";
+export { checkBranchName, checkTagName, isBranchName, isTagName } from "./ref-name.ts";
+export { type RefChange, RefUpdateRefused, updateRefs, ZERO_ID } from "./ref-updates.ts";
 export { commitFileChanges, pushedCommits, refTips } from "./refs.ts";
-export { checkTagName, createTagOnce, removeTagAt, tagCommit } from "./release-tags.ts";
 export { isPlainName, ownerPath, repositoryPath } from "./repository-path.ts";
 export { type GitResult, type RunGitOptions, runGit } from "./run.ts";
 export {
@@ -54,4 +55,5 @@ export {
   repositoryExists,
   setDefaultBranch,
 } from "./storage.ts";
+export { createTag, deleteTag, getTag, listTags, type NewTag, type Tag } from "./tags.ts";
 export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";

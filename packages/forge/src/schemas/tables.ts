@@ -291,6 +291,45 @@ export interface WebhookTable {
   updated_at: Time;
 }
 
+/** A branch protection rule (Gitea's protected_branch); the id lists are JSON arrays. */
+export interface BranchProtectionTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** A branch name, or a glob over branch names. */
+  rule_name: string;
+  priority: Generated<number>;
+  required_approvals: Generated<number>;
+  protected_file_patterns: Generated<string>;
+  unprotected_file_patterns: Generated<string>;
+  can_push: Generated<Bool>;
+  enable_whitelist: Generated<Bool>;
+  whitelist_deploy_keys: Generated<Bool>;
+  can_force_push: Generated<Bool>;
+  enable_force_push_allowlist: Generated<Bool>;
+  force_push_allowlist_deploy_keys: Generated<Bool>;
+  enable_merge_whitelist: Generated<Bool>;
+  enable_status_check: Generated<Bool>;
+  enable_approvals_whitelist: Generated<Bool>;
+  block_on_rejected_reviews: Generated<Bool>;
+  block_on_official_review_requests: Generated<Bool>;
+  block_on_outdated_branch: Generated<Bool>;
+  dismiss_stale_approvals: Generated<Bool>;
+  ignore_stale_approvals: Generated<Bool>;
+  require_signed_commits: Generated<Bool>;
+  block_admin_merge_override: Generated<Bool>;
+  whitelist_user_ids: Generated<string>;
+  whitelist_team_ids: Generated<string>;
+  force_push_allowlist_user_ids: Generated<string>;
+  force_push_allowlist_team_ids: Generated<string>;
+  merge_whitelist_user_ids: Generated<string>;
+  merge_whitelist_team_ids: Generated<string>;
+  approvals_whitelist_user_ids: Generated<string>;
+  approvals_whitelist_team_ids: Generated<string>;
+  status_check_contexts: Generated<string>;
+  created_at: Time;
+  updated_at: Time;
+}
+
 /** A release of a tag (Gitea's release); drafts may name a tag not created yet. */
 export interface ReleaseTable {
   id: Generated<number>;
@@ -343,6 +382,7 @@ export interface ForgeTables {
   comment: CommentTable;
   reaction: ReactionTable;
   webhook: WebhookTable;
+  branch_protection: BranchProtectionTable;
   release: ReleaseTable;
   attachment: AttachmentTable;
 }

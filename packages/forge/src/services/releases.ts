@@ -1,7 +1,15 @@
 import { Conflict, Invalid, isUniqueViolation, NotFound, readBool, toStoredTime } from "@anvil/core";
 import type { Kysely } from "kysely";
 import { type ReleaseSite, toApiRelease } from "../convert/release.ts";
-import { checkTagName, createTagOnce, removeTagAt, resolveCommit, tagCommit } from "../git/index.ts";
+import {
+  checkTagName,
+  createTag,
+  deleteTag,
+  getTag,
+  RefUpdateRefused,
+  resolveCommit,
+  type Tag,
+} from "../git/index.ts";
 import { type AccountRow, findAccountsByIds } from "../repositories/accounts.ts";
 import {
   attachmentsOf,
@@ -36,9 +44,11 @@ export interface NewRelease {
   body?: string;
   draft?: boolean;
   prerelease?: boolean;
+  /** Makes the tag, when the release creates it, an annotated one with this message. */
+  tag_message?: string;
 }
 
-export type ReleaseEdit = Partial<NewRelease>;
+export type ReleaseEdit = Partial<Omit<NewRelease, "tag_message">>;
 
 function alreadyExists(tag: string): Conflict {
   return new Conflict(`release tag already exist [tag_name: ${tag}]`);
@@ -108,24 +118,40 @@ async function queueReleaseEvent(
   });
 }
 
+/** A release's tag once settled: the commit it names, and the tag when this request made it. */
+interface SettledTag {
+  sha: string;
+  created?: Tag;
+}
+
 /**
- * Makes the tag of a release being published when it is missing: lightweight, at `target`'s
- * commit. Answers the tag's commit and whether this call made the tag (to undo it on failure).
+ * Makes the tag of a release being published when it is missing, at `target`'s commit: annotated
+ * with `message` (tagged by the doer) when there is one, lightweight otherwise, as Gitea does.
  */
 async function ensureTag(
   path: string,
-  tag: string,
-  target: string,
-): Promise<{ sha: string; created: boolean }> {
-  const existing = await tagCommit(path, tag);
-  if (existing !== undefined) return { sha: existing, created: false };
-  const commit = await resolveCommit(path, target);
-  if (commit === undefined) throw new NotFound(`target "${target}" not found`);
-  if (await createTagOnce(path, tag, commit)) return { sha: commit, created: true };
+  release: { tag: string; target: string; message?: string },
+  doer: AccountRow,
+): Promise<SettledTag> {
+  const existing = await getTag(path, release.tag);
+  if (existing) return { sha: existing.objectId };
+  const commit = await resolveCommit(path, release.target);
+  if (commit === undefined) throw new NotFound(`target "${release.target}" not found`);
+  try {
+    const created = await createTag(path, {
+      name: release.tag,
+      target: commit,
+      message: release.message,
+      tagger: { name: doer.full_name || doer.name, email: doer.email },
+    });
+    return { sha: commit, created };
+  } catch (error) {
+    if (!(error instanceof RefUpdateRefused)) throw error;
+  }
   // Made meanwhile by a push or another release: the release stands on that one.
-  const raced = await tagCommit(path, tag);
-  if (raced === undefined) throw new Conflict(`tag "${tag}" is being changed, try again`);
-  return { sha: raced, created: false };
+  const raced = await getTag(path, release.tag);
+  if (!raced) throw new Conflict(`tag "${release.tag}" is being changed, try again`);
+  return { sha: raced.objectId };
 }
 
 /** The `create` and `push` events of a tag a release made, as a push of it would raise them. */
@@ -134,12 +160,11 @@ async function tagEvents(
   path: string,
   context: RepositoryContext,
   doer: AccountRow,
-  tag: string,
-  sha: string,
+  tag: Tag,
 ): Promise<RepositoryEvent[]> {
   return pushEvents(database.db, path, context.repository, context.owner, doer, {
     before: new Map(),
-    after: new Map([[`refs/tags/${tag}`, sha]]),
+    after: new Map([[`refs/tags/${tag.name}`, tag.id]]),
   });
 }
 
@@ -151,21 +176,22 @@ async function withTag<T>(
   database: ForgeDatabase,
   context: RepositoryContext & { storage: Storage },
   doer: AccountRow,
-  release: { tag: string; target: string; draft: boolean },
+  release: { tag: string; target: string; draft: boolean; message?: string },
   write: (trx: Kysely<ForgeTables>, sha: string | undefined, created: boolean) => Promise<T>,
 ): Promise<T> {
   const path = repositoryFilesPath(context.storage, context);
   // A draft creates no tag until it is published, as in Gitea.
-  const tag = release.draft ? undefined : await ensureTag(path, release.tag, release.target);
-  const events = tag?.created ? await tagEvents(database, path, context, doer, release.tag, tag.sha) : [];
+  const tag = release.draft ? undefined : await ensureTag(path, release, doer);
+  const events = tag?.created ? await tagEvents(database, path, context, doer, tag.created) : [];
   try {
     return await database.db.transaction().execute(async (trx) => {
-      const result = await write(trx, tag?.sha, tag?.created ?? false);
+      const result = await write(trx, tag?.sha, tag?.created !== undefined);
       for (const event of events) await queueRepositoryEvent(trx, event);
       return result;
     });
   } catch (error) {
-    if (tag?.created) await removeTagAt(path, release.tag, tag.sha);
+    // A tag moved or deleted since is someone else's now.
+    if (tag?.created) await deleteTag(path, tag.created).catch(() => undefined);
     if (isUniqueViolation(error)) throw alreadyExists(release.tag);
     throw error;
   }
@@ -188,7 +214,8 @@ export async function createRelease(
   const target = input.target_commitish || found.repository.default_branch;
   const draft = input.draft ?? false;
   const now = toStoredTime(new Date(), database.dialect);
-  return withTag(database, context, doer, { tag: input.tag_name, target, draft }, async (trx, sha) => {
+  const tagging = { tag: input.tag_name, target, draft, message: input.tag_message };
+  return withTag(database, context, doer, tagging, async (trx, sha) => {
     const release = await insertRelease(trx, {
       repo_id: found.repository.id,
       publisher_id: doer.id,

@@ -42,6 +42,7 @@ import {
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { attachmentRoot, removeFiles } from "./attachment-files.ts";
+import { pushEnvironment } from "./branch-protection.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
@@ -340,9 +341,14 @@ async function emptinessChanges(
 export interface PushStart {
   pusher: AccountRow;
   before?: Map<string, string>;
+  /** receive-pack's extra environment: the branch protection it applies (see pushEnvironment). */
+  env: Record<string, string>;
 }
 
-/** Reads the tips a push starts from; call it before receive-pack runs. */
+/**
+ * Reads the tips a push starts from and decides what the pusher may do to protected branches;
+ * call it before receive-pack runs, and run receive-pack with the `env` it answers.
+ */
 export async function startPush(
   database: ForgeDatabase,
   storage: Storage,
@@ -350,7 +356,11 @@ export async function startPush(
   pusher: AccountRow,
 ): Promise<PushStart> {
   const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
-  return { pusher, before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined };
+  return {
+    pusher,
+    before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined,
+    env: await pushEnvironment(database.db, context, pusher),
+  };
 }
 
 /**

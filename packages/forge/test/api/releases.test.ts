@@ -188,6 +188,44 @@ forEachForge(
       assert.equal(empty.status, 422);
     });
 
+    test("tag_message makes the release's new tag an annotated one, tagged by the publisher", async () => {
+      const made = await create(cast.alice, "alice/app", {
+        tag_name: "v1.2.0",
+        target_commitish: "next",
+        tag_message: "the annotated one",
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const tags = await remoteTags("alice/app");
+      // An annotated tag: its ref names the tag object, the peeled line the commit.
+      assert.equal(tags.get("v1.2.0^{}"), await remoteHead("alice/app", "next"));
+      assert.notEqual(tags.get("v1.2.0"), tags.get("v1.2.0^{}"));
+      const tag = await api<{ message: string; commit: { sha: string } }>(
+        forge.url,
+        "GET",
+        "/repos/alice/app/tags/v1.2.0",
+      );
+      assert.equal(tag.status, 200);
+      assert.match(tag.body.message, /^the annotated one/);
+    });
+
+    test("a tag a release stands on cannot be deleted directly (409) until the release is gone", async () => {
+      const made = await create(cast.alice, "alice/app", { tag_name: "v-kept", draft: true });
+      assert.equal(made.status, 201);
+      const pushedTag = await call(cast.alice, "POST", "/repos/alice/app/tags", {
+        tag_name: "v-kept",
+        target: "main",
+      });
+      assert.equal(pushedTag.status, 201, JSON.stringify(pushedTag.body));
+      const refused = await call(cast.alice, "DELETE", "/repos/alice/app/tags/v-kept");
+      assert.equal(refused.status, 409);
+      assert.equal(
+        (await call(cast.alice, "DELETE", `/repos/alice/app/releases/${made.body.id}`)).status,
+        204,
+      );
+      assert.equal((await call(cast.alice, "DELETE", "/repos/alice/app/tags/v-kept")).status, 204);
+      assert.equal((await remoteTags("alice/app")).has("v-kept"), false);
+    });
+
     test("a release on an existing tag uses it and moves nothing", async () => {
       const before = (await remoteTags("alice/app")).get("v1.1.0-rc1");
       const del = await call(cast.alice, "DELETE", "/repos/alice/app/releases/tags/v1.1.0-rc1");
@@ -221,9 +259,9 @@ forEachForge(
       });
       assert.deepEqual(
         asOwner.body.map((release) => release.tag_name),
-        ["v2.0.0", "v1.1.0-rc1", "v1.0.0"],
+        ["v2.0.0", "v1.1.0-rc1", "v1.2.0", "v1.0.0"],
       );
-      assert.equal(asOwner.headers.get("x-total-count"), "3");
+      assert.equal(asOwner.headers.get("x-total-count"), "4");
       const drafts = await call<Release[]>(cast.alice, "GET", "/repos/alice/app/releases?draft=true");
       assert.deepEqual(
         drafts.body.map((release) => release.tag_name),
@@ -232,7 +270,7 @@ forEachForge(
       const pre = await call<Release[]>(cast.alice, "GET", "/repos/alice/app/releases?pre-release=false");
       assert.deepEqual(
         pre.body.map((release) => release.tag_name),
-        ["v2.0.0", "v1.0.0"],
+        ["v2.0.0", "v1.2.0", "v1.0.0"],
       );
       const onlyPre = await call<Release[]>(cast.alice, "GET", "/repos/alice/app/releases?pre-release=true");
       assert.deepEqual(
@@ -249,7 +287,7 @@ forEachForge(
       const latest = await api<Release>(forge.url, "GET", "/repos/alice/app/releases/latest", {
         shape: "Release",
       });
-      assert.equal(latest.body.tag_name, "v1.0.0");
+      assert.equal(latest.body.tag_name, "v1.2.0");
 
       const published = await api<Release>(forge.url, "PATCH", `/repos/alice/app/releases/${draft.body.id}`, {
         token: cast.alice.token,

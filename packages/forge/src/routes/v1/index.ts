@@ -7,6 +7,7 @@ import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerBranches } from "./branches.ts";
 import { registerComments } from "./comments.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
@@ -156,6 +157,7 @@ export async function registerApiV1(
       registerReactions(context);
       registerSubscriptions(context);
       registerForks(context);
+      registerBranches(context);
       registerReleases(context);
     },
     { prefix: "/api/v1" },

@@ -15,8 +15,14 @@ import {
 } from "../../git/index.ts";
 import { type AccountRow, findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
-import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
+import { ACCESS_READ, accessName } from "../../services/access.ts";
 import type { ForgeDatabase } from "../../services/accounts.ts";
+import {
+  branchProtectionView,
+  firstMatchingRule,
+  protectionFor,
+  protectionRules,
+} from "../../services/branch-protection.ts";
 import {
   addCollaborator,
   collaboratorAccess,
@@ -35,7 +41,7 @@ import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
 import { requestedRepository } from "./repos.ts";
 
 const TopicParams = Type.Object({ owner: Type.String(), repo: Type.String(), topic: Type.String() });
-const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), branch: Type.String() });
+const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), "*": Type.String() });
 const CommitParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: Type.String() });
 const CommitsQuery = Type.Object({
   sha: Type.Optional(Type.String()),
@@ -221,31 +227,39 @@ export function registerRepoParts(context: ApiContext): void {
       const page = await listBranches(repositoryFilesPath(storage, found), window);
       const fullName = `${found.owner.name}/${found.repository.name}`;
       const usernameOf = await usernamesOf(database, page.branches);
-      return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
-        toApiBranch(
-          branch,
-          fullName,
-          request.rootUrl,
-          accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
-          usernameOf,
+      const rules = await protectionRules(database.db, found.repository.id);
+      const views = await Promise.all(
+        page.branches.map((branch) =>
+          branchProtectionView(
+            database.db,
+            firstMatchingRule(rules, branch.name),
+            request.caller?.account,
+            found.permission,
+          ),
         ),
+      );
+      const rows = page.branches.map((branch, i) => ({ branch, view: views[i] }));
+      return sendPage(request, reply, window, { rows, total: page.total }, ({ branch, view }) =>
+        toApiBranch(branch, fullName, request.rootUrl, view, usernameOf),
       );
     },
   );
 
   app.get(
-    "/repos/:owner/:repo/branches/:branch",
+    "/repos/:owner/:repo/branches/*",
     { ...repo, schema: { params: BranchParams } },
     async (request) => {
       const found = await requestedRepository(database, request.params, request);
       requireUnit(found, "repo.code", ACCESS_READ);
-      const branch = await getBranch(repositoryFilesPath(storage, found), request.params.branch);
-      if (!branch) throw new NotFound(`branch does not exist [name: ${request.params.branch}]`);
+      const name = request.params["*"];
+      const branch = await getBranch(repositoryFilesPath(storage, found), name);
+      if (!branch) throw new NotFound(`branch does not exist [name: ${name}]`);
+      const rule = await protectionFor(database.db, found.repository.id, name);
       return toApiBranch(
         branch,
         `${found.owner.name}/${found.repository.name}`,
         request.rootUrl,
-        accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+        await branchProtectionView(database.db, rule, request.caller?.account, found.permission),
         await usernamesOf(database, [branch]),
       );
     },
