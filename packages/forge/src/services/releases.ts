@@ -156,42 +156,48 @@ async function ensureTag(
 
 /** The `create` and `push` events of a tag a release made, as a push of it would raise them. */
 async function tagEvents(
-  database: ForgeDatabase,
+  trx: Kysely<ForgeTables>,
   path: string,
   context: RepositoryContext,
   doer: AccountRow,
   tag: Tag,
 ): Promise<RepositoryEvent[]> {
-  return pushEvents(database.db, path, context.repository, context.owner, doer, {
+  return pushEvents(trx, path, context.repository, context.owner, doer, {
     before: new Map(),
     after: new Map([[`refs/tags/${tag.name}`, tag.id]]),
   });
 }
 
 /**
- * Writes a release's row with `write` after its tag is settled, so that a tag made for it and
- * the row exist together: the tag is removed again when the row fails.
+ * Writes a release's row in a transaction with `write`, which settles the release's tag (makes it
+ * when publishing on a missing one) once its row holds the tag name: a racing release of the same
+ * tag waits on that row (or on the write lock) and fails on it, so a tag made here is never one
+ * another release stands on, and it is removed again when this transaction fails.
  */
 async function withTag<T>(
   database: ForgeDatabase,
   context: RepositoryContext & { storage: Storage },
   doer: AccountRow,
   release: { tag: string; target: string; draft: boolean; message?: string },
-  write: (trx: Kysely<ForgeTables>, sha: string | undefined, created: boolean) => Promise<T>,
+  write: (trx: Kysely<ForgeTables>, settle: () => Promise<SettledTag | undefined>) => Promise<T>,
 ): Promise<T> {
   const path = repositoryFilesPath(context.storage, context);
-  // A draft creates no tag until it is published, as in Gitea.
-  const tag = release.draft ? undefined : await ensureTag(path, release, doer);
-  const events = tag?.created ? await tagEvents(database, path, context, doer, tag.created) : [];
+  let made: Tag | undefined;
   try {
-    return await database.db.transaction().execute(async (trx) => {
-      const result = await write(trx, tag?.sha, tag?.created !== undefined);
-      for (const event of events) await queueRepositoryEvent(trx, event);
-      return result;
-    });
+    return await database.db.transaction().execute((trx) =>
+      write(trx, async () => {
+        // A draft creates no tag until it is published, as in Gitea.
+        if (release.draft) return undefined;
+        const settled = await ensureTag(path, release, doer);
+        made = settled.created;
+        if (made)
+          for (const event of await tagEvents(trx, path, context, doer, made))
+            await queueRepositoryEvent(trx, event);
+        return settled;
+      }),
+    );
   } catch (error) {
-    // A tag moved or deleted since is someone else's now.
-    if (tag?.created) await deleteTag(path, tag.created).catch(() => undefined);
+    if (made) await deleteTag(path, made).catch(() => undefined);
     if (isUniqueViolation(error)) throw alreadyExists(release.tag);
     throw error;
   }
@@ -215,8 +221,8 @@ export async function createRelease(
   const draft = input.draft ?? false;
   const now = toStoredTime(new Date(), database.dialect);
   const tagging = { tag: input.tag_name, target, draft, message: input.tag_message };
-  return withTag(database, context, doer, tagging, async (trx, sha) => {
-    const release = await insertRelease(trx, {
+  return withTag(database, context, doer, tagging, async (trx, settle) => {
+    const inserted = await insertRelease(trx, {
       repo_id: found.repository.id,
       publisher_id: doer.id,
       tag_name: input.tag_name,
@@ -224,11 +230,12 @@ export async function createRelease(
       target,
       title: input.name ?? "",
       note: input.body ?? "",
-      sha1: sha ?? "",
       is_draft: draft,
       is_prerelease: input.prerelease ?? false,
       created_at: now,
     });
+    const tag = await settle();
+    const release = tag ? ((await updateRelease(trx, inserted.id, { sha1: tag.sha })) ?? inserted) : inserted;
     if (!draft) {
       await countRelease(trx, found.repository.id, 1);
       await queueReleaseEvent(trx, found, release, doer, "published");
@@ -257,11 +264,11 @@ export async function editRelease(
   const target = edit.target_commitish || release.target;
   const draft = edit.draft ?? readBool(release.is_draft);
   const now = toStoredTime(new Date(), database.dialect);
-  return withTag(database, { ...found, storage }, doer, { tag, target, draft }, async (trx, sha, created) => {
+  return withTag(database, { ...found, storage }, doer, { tag, target, draft }, async (trx, settle) => {
     // Counted from the row as it is now: an edit racing this one may have published it already.
     const current = await lockRelease(trx, database.dialect, release.id);
     if (!current) throw new NotFound("release does not exist");
-    const updated = await updateRelease(trx, release.id, {
+    const named = await updateRelease(trx, release.id, {
       tag_name: tag,
       lower_tag_name: tag.toLowerCase(),
       target,
@@ -269,10 +276,14 @@ export async function editRelease(
       ...(edit.body ? { note: edit.body } : {}),
       is_draft: draft,
       ...(edit.prerelease !== undefined ? { is_prerelease: edit.prerelease } : {}),
-      ...(sha !== undefined ? { sha1: sha } : {}),
       ...(readBool(current.is_draft) && !draft ? { created_at: now } : {}),
     });
-    if (!updated) throw new NotFound("release does not exist");
+    if (!named) throw new NotFound("release does not exist");
+    const settled = await settle();
+    const updated = settled
+      ? ((await updateRelease(trx, release.id, { sha1: settled.sha })) ?? named)
+      : named;
+    const created = settled?.created !== undefined;
     await countRelease(trx, found.repository.id, Number(readBool(current.is_draft)) - Number(draft));
     if (!draft) await queueReleaseEvent(trx, found, updated, doer, created ? "published" : "updated");
     return updated;
