@@ -1,11 +1,11 @@
-import type { Branch, Commit, Signature } from "../git/index.ts";
+import type { Branch, Commit, CommitChanges, Signature } from "../git/index.ts";
 import { link } from "./link.ts";
 import type { ApiUser } from "./user.ts";
 
 // Commits and branches as Gitea shows them. A commit's author and committer are the forge users
 // with those e-mail addresses, when there are any; nothing is signed.
 
-const NOT_SIGNED = {
+export const NOT_SIGNED = {
   verified: false,
   reason: "gpg.error.not_signed_commit",
   signature: "",
@@ -81,12 +81,35 @@ export function toApiBranch(
   };
 }
 
+/** What a commit answer includes besides the commit (Gitea's `stat`, `files`, `verification`). */
+export interface CommitDetails {
+  /** The changes, when `stat` or `files` was asked for. */
+  changes?: CommitChanges;
+  stat: boolean;
+  files: boolean;
+  verification: boolean;
+}
+
+const NO_DETAILS: CommitDetails = { stat: false, files: false, verification: true };
+
+// Gitea's names of git's status letters; every other change (a type change) is a modification.
+const FILE_STATUS: Readonly<Record<string, string>> = { A: "added", D: "removed" };
+
+function affectedFiles(changes: CommitChanges | undefined) {
+  return (changes?.files ?? [])
+    .map((file) => ({ filename: file.path, status: FILE_STATUS[file.status] ?? "modified" }))
+    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+}
+
 export function toApiCommit(
   commit: Commit,
   fullName: string,
   rootUrl: URL,
   users: { author?: ApiUser; committer?: ApiUser },
+  details: CommitDetails = NO_DETAILS,
 ) {
+  const additions = details.changes?.additions ?? 0;
+  const deletions = details.changes?.deletions ?? 0;
   return {
     url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
     sha: commit.id,
@@ -102,10 +125,12 @@ export function toApiCommit(
         sha: commit.tree,
         created: commit.committer.date,
       },
-      verification: NOT_SIGNED,
+      verification: details.verification ? NOT_SIGNED : null,
     },
     ...(users.author ? { author: users.author } : {}),
     ...(users.committer ? { committer: users.committer } : {}),
     parents: commit.parents.map((sha) => ({ url: repoApiUrl(rootUrl, fullName, `git/commits/${sha}`), sha })),
+    ...(details.files ? { files: affectedFiles(details.changes) } : {}),
+    ...(details.stat ? { stats: { total: additions + deletions, additions, deletions } } : {}),
   };
 }

@@ -64,3 +64,11 @@ export function checkTagName(name: string, field = "TagName"): void {
     throw new Invalid(`[${field}]: ${problem}`, { [field]: [`is not a valid tag name (${problem})`] });
   }
 }
+
+/**
+ * Throws Invalid (Gitea's 422 `no valid ref or sha`) unless `revision` may name a ref or a commit
+ * id: what git could read as an option or a range (`-x`, `a..b`), NUL and the like never reach it.
+ */
+export function checkRevision(revision: string): void {
+  if (!isBranchName(revision)) throw new Invalid(`no valid ref or sha: ${revision.slice(0, 100)}`);
+}

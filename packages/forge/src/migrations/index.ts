@@ -8,6 +8,7 @@ import { loginThrottle } from "./0007_login_throttle.ts";
 import { issues } from "./0008_issues.ts";
 import { issueSearch } from "./0009_issue_search.ts";
 import { webhooks } from "./0010_webhooks.ts";
+import { commitStatuses } from "./0011_commit_statuses.ts";
 import { branchProtection } from "./0012_branch_protection.ts";
 import { releases } from "./0013_releases.ts";
 import { forks } from "./0014_forks.ts";
@@ -23,6 +24,7 @@ export const migrations: readonly NamedMigration[] = [
   issues,
   issueSearch,
   webhooks,
+  commitStatuses,
   branchProtection,
   releases,
   forks,

@@ -330,6 +330,29 @@ export interface BranchProtectionTable {
   updated_at: Time;
 }
 
+/** A status a client reported on a commit (Gitea's CommitStatus); `index` numbers those of one commit. */
+export interface CommitStatusTable {
+  id: Generated<number>;
+  repo_id: number;
+  index: number;
+  sha: string;
+  state: string;
+  target_url: Generated<string>;
+  description: Generated<string>;
+  context: Generated<string>;
+  context_hash: string;
+  creator_id: number | null;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** The last index given to the statuses of one commit. */
+export interface CommitStatusIndexTable {
+  repo_id: number;
+  sha: string;
+  max_index: number;
+}
+
 /** A release of a tag (Gitea's release); drafts may name a tag not created yet. */
 export interface ReleaseTable {
   id: Generated<number>;
@@ -383,6 +406,8 @@ export interface ForgeTables {
   reaction: ReactionTable;
   webhook: WebhookTable;
   branch_protection: BranchProtectionTable;
+  commit_status: CommitStatusTable;
+  commit_status_index: CommitStatusIndexTable;
   release: ReleaseTable;
   attachment: AttachmentTable;
 }

@@ -30,7 +30,8 @@ export type HookEventType =
   | "issue_milestone"
   | "issue_comment"
   | "fork"
-  | "release";
+  | "release"
+  | "status";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {

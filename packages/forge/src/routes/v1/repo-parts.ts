@@ -1,18 +1,8 @@
-import { Invalid, NotFound } from "@anvil/core";
-import type { FastifyRequest } from "fastify";
+import { NotFound } from "@anvil/core";
 import { Type } from "typebox";
-import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
+import { toApiBranch } from "../../convert/commit.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { NOT_FOUND_MESSAGE } from "../../errors.ts";
-import {
-  type Branch,
-  type Commit,
-  getBranch,
-  getCommit,
-  isBranchName,
-  listBranches,
-  listCommits,
-} from "../../git/index.ts";
+import { type Branch, type Commit, getBranch, listBranches } from "../../git/index.ts";
 import { type AccountRow, findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
 import { ACCESS_READ, accessName } from "../../services/access.ts";
@@ -42,16 +32,9 @@ import { requestedRepository } from "./repos.ts";
 
 const TopicParams = Type.Object({ owner: Type.String(), repo: Type.String(), topic: Type.String() });
 const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), "*": Type.String() });
-const CommitParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: Type.String() });
-const CommitsQuery = Type.Object({
-  sha: Type.Optional(Type.String()),
-  path: Type.Optional(Type.String()),
-  page: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.String()),
-});
 
 /** The forge users the commits' author and committer e-mail addresses name. */
-async function commitUsers(
+export async function commitUsers(
   database: ForgeDatabase,
   commits: Commit[],
 ): Promise<(email: string) => AccountRow | undefined> {
@@ -71,26 +54,7 @@ async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise
   return (email) => userOf(email)?.name ?? "";
 }
 
-/** Renders commits as Gitea does, with the forge users their author and committer e-mails name. */
-async function commitRenderer(
-  database: ForgeDatabase,
-  commits: Commit[],
-  fullName: string,
-  request: FastifyRequest,
-): Promise<(commit: Commit) => ReturnType<typeof toApiCommit>> {
-  const userOf = await commitUsers(database, commits);
-  const apiUser = (email: string) => {
-    const account = userOf(email);
-    return account && toApiUser(account, request.caller?.account, request.rootUrl);
-  };
-  return (commit) =>
-    toApiCommit(commit, fullName, request.rootUrl, {
-      author: apiUser(commit.author.email),
-      committer: apiUser(commit.committer.email),
-    });
-}
-
-/** Collaborators, topics, branches and commits of a repository. */
+/** Collaborators, topics and branches of a repository. */
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };
@@ -262,49 +226,6 @@ export function registerRepoParts(context: ApiContext): void {
         await branchProtectionView(database.db, rule, request.caller?.account, found.permission),
         await usernamesOf(database, [branch]),
       );
-    },
-  );
-
-  app.get(
-    "/repos/:owner/:repo/commits",
-    { ...repo, schema: { params: RepoParams, querystring: CommitsQuery } },
-    async (request, reply) => {
-      const found = await requestedRepository(database, request.params, request);
-      requireUnit(found, "repo.code", ACCESS_READ);
-      const window = paged(context, request);
-      const page = await listCommits(repositoryFilesPath(storage, found), {
-        ref: request.query.sha || undefined,
-        path: request.query.path || undefined,
-        page: window.page,
-        limit: window.limit,
-      });
-      const pageCount = Math.max(1, Math.ceil(page.total / window.limit));
-      // Gitea's own paging headers for commits, besides Link and X-Total-Count.
-      reply.headers({
-        "x-page": String(window.page),
-        "x-perpage": String(window.limit),
-        "x-total": String(page.total),
-        "x-pagecount": String(pageCount),
-        "x-hasmore": String(window.page < pageCount),
-      });
-      const fullName = `${found.owner.name}/${found.repository.name}`;
-      const toApi = await commitRenderer(database, page.commits, fullName, request);
-      return sendPage(request, reply, window, { rows: page.commits, total: page.total }, toApi);
-    },
-  );
-
-  app.get(
-    "/repos/:owner/:repo/git/commits/:sha",
-    { ...repo, schema: { params: CommitParams } },
-    async (request) => {
-      const found = await requestedRepository(database, request.params, request);
-      requireUnit(found, "repo.code", ACCESS_READ);
-      const { sha } = request.params;
-      if (!isBranchName(sha)) throw new Invalid(`no valid ref or sha: ${sha}`);
-      const commit = await getCommit(repositoryFilesPath(storage, found), sha);
-      if (!commit) throw new NotFound(NOT_FOUND_MESSAGE);
-      const fullName = `${found.owner.name}/${found.repository.name}`;
-      return (await commitRenderer(database, [commit], fullName, request))(commit);
     },
   );
 }
