@@ -22,8 +22,10 @@ export interface AttachmentSettings {
 
 export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = {
   enabled: true,
-  allowedTypes:
-    ".cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.xls,.xlsx,.zip",
+  // The forge's attachments are release assets, which Gitea takes of any type unless its
+  // [repository.release] ALLOWED_TYPES narrows them: a build (`.tar.xz`, `.deb`, an extensionless
+  // binary) must not be refused by the narrower list Gitea keeps for issue attachments.
+  allowedTypes: "",
   maxSize: 2048,
   maxFiles: 5,
 };
