@@ -5,7 +5,7 @@ import type { ApiUser } from "./user.ts";
 // Commits and branches as Gitea shows them. A commit's author and committer are the forge users
 // with those e-mail addresses, when there are any; nothing is signed.
 
-const NOT_SIGNED = {
+export const NOT_SIGNED = {
   verified: false,
   reason: "gpg.error.not_signed_commit",
   signature: "",

@@ -1,9 +1,11 @@
 // The forge's git layer: repository storage, reads for the REST API, and smart HTTP transport.
 
+export { ARCHIVE_FORMATS, type ArchiveFormat, startArchive } from "./archive.ts";
 export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
 export type { Commit, Signature } from "./commit.ts";
+export { commitFiles, type FileWrite, type NewCommit } from "./commit-files.ts";
 export {
   type CommitPage,
   type CommitQuery,
@@ -13,6 +15,7 @@ export {
   resolveCommit,
 } from "./commits.ts";
 export { gitEnvironment } from "./environment.ts";
+export { type GitOutput, gitOutput } from "./git-output.ts";
 export { GitHttpError } from "./http-error.ts";
 export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
@@ -53,3 +56,20 @@ export {
   setDefaultBranch,
 } from "./storage.ts";
 export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";
+export {
+  eachBlob,
+  type LastCommit,
+  lastCommitOf,
+  lastCommitsIn,
+  listDirectory,
+  MAX_DIRECTORY_ENTRIES,
+  type ResolvedRef,
+  readBlob,
+  resolveRef,
+  resolveRefPrefix,
+  streamBlob,
+  type TreeEntry,
+  treeEntries,
+  treeEntry,
+  treePathProblem,
+} from "./tree.ts";

@@ -353,13 +353,24 @@ export async function notePush(
   push: PushStart,
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
+  const tips = push.before && { before: push.before, after: await refTips(path) };
+  await noteRefChanges(database, storage, context, push.pusher, tips);
+}
+
+/**
+ * What notePush does, for ref changes already known (a commit made through the API): `tips` holds
+ * the changed refs before and after, or is undefined when no hook hears of them.
+ */
+export async function noteRefChanges(
+  database: ForgeDatabase,
+  storage: Storage,
+  context: RepositoryContext,
+  pusher: AccountRow,
+  tips: { before: Map<string, string>; after: Map<string, string> } | undefined,
+): Promise<void> {
+  const path = repositoryFilesPath(storage, context);
   const { repository, owner } = context;
-  const events = push.before
-    ? await pushEvents(database.db, path, repository, owner, push.pusher, {
-        before: push.before,
-        after: await refTips(path),
-      })
-    : [];
+  const events = tips ? await pushEvents(database.db, path, repository, owner, pusher, tips) : [];
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

@@ -7,6 +7,7 @@ import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import { registerComments } from "./comments.ts";
+import { registerContents } from "./contents.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
@@ -140,6 +141,7 @@ export async function registerApiV1(
       registerGogsAdmin(context);
       registerRepos(context);
       registerRepoParts(context);
+      registerContents(context);
       registerTransfers(context);
       registerOrgRepos(context);
       registerLabels(context);
