@@ -37,6 +37,7 @@ export interface ContentsExtras {
   /** A symlink's target. */
   target?: string;
   lastCommit?: LastCommit;
+  submoduleUrl?: string;
 }
 
 function utc(date: string): string {
@@ -78,7 +79,7 @@ export function toContentsResponse(entry: TreeEntry, context: ContentsContext, e
     html_url: html,
     git_url: git,
     download_url: download,
-    submodule_git_url: null,
+    submodule_git_url: type === "submodule" ? (extras.submoduleUrl ?? null) : null,
     _links: { self, git, html },
   };
 }

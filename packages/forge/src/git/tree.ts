@@ -231,8 +231,10 @@ export async function lastCommitOf(
 
 // A directory's entries get their last commits from one walk of the directory's history, read as
 // it streams and stopped once every entry is placed; what this many commits do not place is asked
-// for one entry at a time.
+// for one entry at a time, for this many entries at most (the others go without, as Gitea's
+// omitempty fields allow).
 const LAST_COMMITS_WALK = 2000;
+const LAST_COMMITS_ONE_BY_ONE = 100;
 
 /** The last commit of each entry directly inside the directory `dir`, as lastCommitOf finds it. */
 export async function lastCommitsIn(
@@ -282,12 +284,43 @@ export async function lastCommitsIn(
     }
   }
   await git.exited;
-  const missing = [...wanted].filter((name) => !found.has(name));
+  const missing = [...wanted].filter((name) => !found.has(name)).slice(0, LAST_COMMITS_ONE_BY_ONE);
   for (const name of missing) {
     const last = await lastCommitOf(repoPath, commit, `${prefix}${name}`);
     if (last) found.set(name, last);
   }
   return found;
+}
+
+/** The URL of each submodule in `commit`'s .gitmodules, by its path; empty when there is none. */
+export async function submoduleUrls(repoPath: string, commit: string): Promise<Map<string, string>> {
+  const { stdout, exitCode } = await runGit(
+    [
+      `--git-dir=${repoPath}`,
+      "config",
+      "--blob",
+      `${commit}:.gitmodules`,
+      "-z",
+      "--get-regexp",
+      "^submodule\\..*\\.(path|url)$",
+    ],
+    { acceptExitCodes: [1, 128], maxOutputBytes: 1024 * 1024 },
+  );
+  const byName = new Map<string, { path?: string; url?: string }>();
+  if (exitCode === 0)
+    for (const record of stdout.split("\0")) {
+      const newline = record.indexOf("\n");
+      if (newline === -1) continue;
+      const key = record.slice(0, newline);
+      const dot = key.lastIndexOf(".");
+      const name = key.slice("submodule.".length, dot);
+      const module = byName.get(name) ?? {};
+      module[key.slice(dot + 1) as "path" | "url"] = record.slice(newline + 1);
+      byName.set(name, module);
+    }
+  const urls = new Map<string, string>();
+  for (const { path, url } of byName.values()) if (path && url) urls.set(path, url);
+  return urls;
 }
 
 /** A blob's bytes, whole: for small blobs only (symlink targets, .editorconfig, base64 content). */
@@ -308,6 +341,49 @@ export async function readBlob(repoPath: string, id: string, maxBytes: number): 
   const exit = await git.exited;
   if (exit.code !== 0) throw new Invalid(`blob ${id} cannot be read`);
   return Buffer.concat(chunks);
+}
+
+/**
+ * Several small blobs in one `git cat-file --batch` (symlink targets of a directory), by id; a blob
+ * larger than `maxEach` bytes, or missing, is left out.
+ */
+export async function readSmallBlobs(
+  repoPath: string,
+  ids: readonly string[],
+  maxEach: number,
+): Promise<Map<string, Buffer>> {
+  const found = new Map<string, Buffer>();
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return found;
+  const git = spawnGit([`--git-dir=${repoPath}`, "cat-file", "--batch"]);
+  git.stdin.end(wanted.map((id) => `${id}\n`).join(""));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Each answer is `<id> <type> <size>\n<bytes>\n`; a blob beyond the bound stops the reading.
+  const limit = wanted.length * (maxEach + 128);
+  for await (const chunk of git.stdout as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    chunks.push(chunk);
+    if (size > limit) {
+      git.kill();
+      break;
+    }
+  }
+  await git.exited;
+  const output = Buffer.concat(chunks);
+  let at = 0;
+  while (at < output.length) {
+    const newline = output.indexOf(0x0a, at);
+    if (newline === -1) break;
+    const [id, type, length] = output.subarray(at, newline).toString("utf8").split(" ");
+    at = newline + 1;
+    if (type === "missing" || length === undefined) continue;
+    const bytes = Number(length);
+    if (at + bytes > output.length) break;
+    if (type === "blob" && bytes <= maxEach) found.set(id, Buffer.from(output.subarray(at, at + bytes)));
+    at += bytes + 1;
+  }
+  return found;
 }
 
 /** Starts `git cat-file blob <id>`: its stdout is the blob, streamed. */

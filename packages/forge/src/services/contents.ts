@@ -12,8 +12,10 @@ import {
   type NewSignature,
   type ResolvedRef,
   readBlob,
+  readSmallBlobs,
   resolveRef,
   resolveRefPrefix,
+  submoduleUrls,
   type TreeEntry,
   treeEntries,
   treeEntry,
@@ -21,7 +23,7 @@ import {
 } from "../git/index.ts";
 import type { AccountRow } from "../repositories/accounts.ts";
 import { hooksHearing } from "../repositories/webhooks.ts";
-import { ACCESS_WRITE } from "./access.ts";
+import { ACCESS_READ, ACCESS_WRITE } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import {
   noteRefChanges,
@@ -43,6 +45,8 @@ export const MAX_INLINE_BLOB_BYTES = 10 * 1024 * 1024;
 /** Most file operations in one commit. */
 export const MAX_CHANGED_FILES = 1000;
 const RACE_ATTEMPTS = 4;
+/** The paths one change checks (each with the directories above it), in bytes together. */
+const MAX_CHECKED_PATH_BYTES = 512 * 1024;
 const SYMLINK_TARGET_BYTES = 1024;
 
 const SYMLINK = "120000";
@@ -65,7 +69,7 @@ export async function readRef(
   context: RepositoryContext,
   ref?: string,
 ): Promise<ResolvedRef> {
-  requireUnit(context, "repo.code", 1);
+  requireUnit(context, "repo.code", ACCESS_READ);
   const name = ref || context.repository.default_branch;
   const found = await resolveRef(repositoryFilesPath(storage, context), name);
   if (!found) throw new NotFound(`no such ref: ${name}`);
@@ -86,6 +90,17 @@ export interface ContentsItem {
   content?: Buffer;
   target?: string;
   lastCommit?: Awaited<ReturnType<typeof lastCommitOf>>;
+  /** A submodule's URL, from the commit's .gitmodules. */
+  submoduleUrl?: string;
+}
+
+const SUBMODULE = "160000";
+
+/** The URLs of the submodules among `entries`, by path: .gitmodules is read only when there are some. */
+async function submodulesOf(repoPath: string, commit: string, entries: readonly TreeEntry[]) {
+  return entries.some((entry) => entry.mode === SUBMODULE)
+    ? submoduleUrls(repoPath, commit)
+    : new Map<string, string>();
 }
 
 /**
@@ -99,17 +114,18 @@ export async function getContents(
   path: string,
   ref?: string,
 ): Promise<{ ref?: ResolvedRef; item?: ContentsItem; items?: ContentsItem[] }> {
-  requireUnit(context, "repo.code", 1);
+  requireUnit(context, "repo.code", ACCESS_READ);
   const repoPath = repositoryFilesPath(storage, context);
   if (path === "" && readBool(context.repository.is_empty) && (await isEmpty(repoPath))) return { items: [] };
   const resolved = await readRef(storage, context, ref);
   const entry = await entryAt(storage, context, resolved, path);
   if (entry.type !== "tree") {
-    const [lastCommit, bytes] = await Promise.all([
+    const [lastCommit, bytes, submodules] = await Promise.all([
       lastCommitOf(repoPath, resolved.commit, path),
       entry.type === "blob" && entry.size <= MAX_INLINE_BLOB_BYTES
         ? readBlob(repoPath, entry.id, MAX_INLINE_BLOB_BYTES)
         : undefined,
+      submodulesOf(repoPath, resolved.commit, [entry]),
     ]);
     const symlink = entry.mode === SYMLINK;
     return {
@@ -119,25 +135,28 @@ export async function getContents(
         lastCommit,
         content: symlink ? undefined : bytes,
         target: symlink && bytes ? bytes.subarray(0, SYMLINK_TARGET_BYTES).toString("utf8") : undefined,
+        submoduleUrl: submodules.get(entry.path),
       },
     };
   }
   const entries = await listDirectory(repoPath, resolved.commit, path);
   const names = entries.map((child) => child.path.slice(child.path.lastIndexOf("/") + 1));
-  const [lastCommits, targets] = await Promise.all([
+  const [lastCommits, targets, submodules] = await Promise.all([
     lastCommitsIn(repoPath, resolved.commit, path, names),
-    Promise.all(
-      entries.map((child) =>
-        child.mode === SYMLINK ? readBlob(repoPath, child.id, SYMLINK_TARGET_BYTES * 4) : undefined,
-      ),
+    readSmallBlobs(
+      repoPath,
+      entries.filter((child) => child.mode === SYMLINK).map((child) => child.id),
+      SYMLINK_TARGET_BYTES,
     ),
+    submodulesOf(repoPath, resolved.commit, entries),
   ]);
   return {
     ref: resolved,
     items: entries.map((child, i) => ({
       entry: child,
       lastCommit: lastCommits.get(names[i]),
-      target: targets[i]?.subarray(0, SYMLINK_TARGET_BYTES).toString("utf8"),
+      target: child.mode === SYMLINK ? targets.get(child.id)?.toString("utf8") : undefined,
+      submoduleUrl: submodules.get(child.path),
     })),
   };
 }
@@ -152,7 +171,7 @@ export async function rawEntry(
   path: string,
   ref?: string,
 ): Promise<ContentsAt> {
-  requireUnit(context, "repo.code", 1);
+  requireUnit(context, "repo.code", ACCESS_READ);
   const repoPath = repositoryFilesPath(storage, context);
   let resolved: ResolvedRef | undefined;
   let filePath = path;
@@ -372,6 +391,10 @@ export async function changeFiles(
   if (!isBranchName(oldBranch)) throw new Invalid("[BranchName]: GitRefName");
   if (!isBranchName(newBranch)) throw new Invalid("[NewBranchName]: GitRefName");
   const prepared = prepare(options.files);
+  const checked = pathsChecked(prepared);
+  // They all reach one `git ls-tree` as arguments, which the kernel bounds.
+  if (checked.reduce((total, path) => total + Buffer.byteLength(path) + 1, 0) > MAX_CHECKED_PATH_BYTES)
+    throw new Invalid("the paths of one change are too long together");
   const { author, committer } = identities(doer, options);
   const base = options.message?.trim() || defaultMessage(options.files);
   const message = options.signoff ? `${base}\n\nSigned-off-by: ${committer.name} <${committer.email}>` : base;
@@ -389,9 +412,7 @@ export async function changeFiles(
     const expected = newBranch === oldBranch ? parent : undefined;
     if (newBranch !== oldBranch && (await branchTip(repoPath, newBranch)))
       throw new Invalid(`branch already exists [name: ${newBranch}]`);
-    const entries = parent
-      ? await treeEntries(repoPath, parent, pathsChecked(prepared))
-      : new Map<string, TreeEntry>();
+    const entries = parent ? await treeEntries(repoPath, parent, checked) : new Map<string, TreeEntry>();
     const written = new Set<string>();
     const removals: string[] = [];
     const writes: FileWrite[] = [];

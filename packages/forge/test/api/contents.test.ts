@@ -302,6 +302,49 @@ forEachForge(
       });
     }
 
+    test("a submodule shows its URL from .gitmodules, and a symlink its target, in a listing and by itself", async () => {
+      await createRepo(cast.alice, "modules");
+      const dir = await clone("alice", "modules");
+      const head = (await out(["rev-parse", "HEAD"], dir)).trim();
+      await out(["update-index", "--add", "--cacheinfo", `160000,${head},libs/sub`], dir);
+      const blob = (await runWithInput(["hash-object", "-w", "--stdin"], dir, "../README.md")).trim();
+      await out(["update-index", "--add", "--cacheinfo", `120000,${blob},libs/readme`], dir);
+      await writeFile(
+        join(dir, ".gitmodules"),
+        '[submodule "sub"]\n\tpath = libs/sub\n\turl = https://example.com/sub.git\n',
+      );
+      await out(["add", ".gitmodules"], dir);
+      await out(["commit", "-q", "-m", "a submodule"], dir);
+      await out(["push", "-q", "origin", "main"], dir);
+      const sub = await call<Contents & { submodule_git_url: string | null }>(
+        cast.bob,
+        "GET",
+        "/repos/alice/modules/contents/libs/sub",
+        undefined,
+        "ContentsResponse",
+      );
+      assert.equal(sub.status, 200, JSON.stringify(sub.body));
+      assert.equal(sub.body.type, "submodule");
+      assert.equal(sub.body.sha, head);
+      assert.equal(sub.body.submodule_git_url, "https://example.com/sub.git");
+      assert.equal(sub.body.html_url, null);
+      const listing = await call<Array<Contents & { submodule_git_url: string | null }>>(
+        cast.bob,
+        "GET",
+        "/repos/alice/modules/contents/libs",
+        undefined,
+        "ContentsResponse[]",
+      );
+      assert.deepEqual(
+        listing.body.map((entry) => [entry.name, entry.type, entry.target, entry.submodule_git_url]),
+        [
+          ["readme", "symlink", "../README.md", null],
+          ["sub", "submodule", null, "https://example.com/sub.git"],
+        ],
+      );
+      assert.equal((await call(cast.bob, "GET", "/repos/alice/modules/raw/libs/sub")).status, 404);
+    });
+
     test("PUT updates with the blob's sha (422 for a stale one), renames with from_path; DELETE removes with the sha", async () => {
       const made = await call<FileAnswer>(cast.alice, "POST", "/repos/alice/files/contents/notes/a.txt", {
         content: b64("one\n"),

@@ -197,6 +197,7 @@ export function registerContents(context: ApiContext): void {
       content: item.content,
       target: item.target,
       lastCommit: item.lastCommit,
+      submoduleUrl: item.submoduleUrl,
     });
   const filesAnswer = (found: RepositoryContext, request: FastifyRequest, changed: ChangedFiles) => {
     const where = contentsContext(found, request, changed.ref);
