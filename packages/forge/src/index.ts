@@ -9,6 +9,7 @@ import {
   startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
+import { closeBatchChecks } from "./git/index.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerGitTransport } from "./routes/git.ts";
 import { registerHealth } from "./routes/health.ts";
@@ -65,6 +66,10 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       // Before the first request: what a crash left between rows and repositories is settled.
       await reconcileStorage(database, storage, config.logger);
       registerHealth(app, database);
+      app.addHook("onClose", (_instance, done) => {
+        closeBatchChecks();
+        done();
+      });
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
       await registerApiV1(app, database, { paging, storage, sshPort, loginLimits });

@@ -1,4 +1,5 @@
 import { Invalid } from "@anvil/core";
+import { batchCheck } from "./batch-check.ts";
 import { spawnGit } from "./process.ts";
 import { runGit } from "./run.ts";
 
@@ -58,18 +59,14 @@ function isRefCandidate(name: string): boolean {
  * each that names none. Names must not hold a newline (isRefCandidate).
  */
 async function commitsOf(repoPath: string, names: readonly string[]): Promise<(string | undefined)[]> {
-  if (names.length === 0) return [];
-  const { stdout } = await runGit(
-    [`--git-dir=${repoPath}`, "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-    { input: names.map((name) => `${name}^{commit}\n`).join("") },
+  const answers = await batchCheck(
+    repoPath,
+    names.map((name) => `${name}^{commit}`),
   );
-  return stdout
-    .split("\n")
-    .slice(0, names.length)
-    .map((line) => {
-      const [id, type] = line.split(" ");
-      return type === "commit" ? id : undefined;
-    });
+  return answers.map((line) => {
+    const [id, type] = line.split(" ");
+    return type === "commit" ? id : undefined;
+  });
 }
 
 /**

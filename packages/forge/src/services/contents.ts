@@ -25,6 +25,7 @@ import type { AccountRow } from "../repositories/accounts.ts";
 import { hooksHearing } from "../repositories/webhooks.ts";
 import { ACCESS_READ, ACCESS_WRITE } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { KeptAnswers } from "./kept.ts";
 import {
   noteRefChanges,
   type RepositoryContext,
@@ -53,11 +54,14 @@ const SYMLINK = "120000";
 const EXECUTABLE = "100755";
 const REGULAR = "100644";
 
-/** What a read of the contents looks at: the ref as resolved, and the commit's entry at a path. */
+/** What a raw read looks at: the ref as resolved, the commit's entry at a path, a small blob's bytes. */
 export interface ContentsAt {
   ref: ResolvedRef;
   entry: TreeEntry;
+  bytes?: Buffer;
 }
+
+const SMALL_BLOB_BYTES = 64 * 1024;
 
 function notExist(path: string): NotFound {
   return new NotFound(`object does not exist [id: , rel_path: ${path}]`);
@@ -74,14 +78,6 @@ export async function readRef(
   const found = await resolveRef(repositoryFilesPath(storage, context), name);
   if (!found) throw new NotFound(`no such ref: ${name}`);
   return found;
-}
-
-/** The entry at `path` in the commit `ref` resolved to; 404 when there is none. */
-export async function entryAt(storage: Storage, context: RepositoryContext, ref: ResolvedRef, path: string) {
-  if (treePathProblem(path) !== undefined) throw notExist(path);
-  const entry = await treeEntry(repositoryFilesPath(storage, context), ref.commit, path);
-  if (!entry) throw notExist(path);
-  return entry;
 }
 
 /** What a file, symlink, directory or submodule shows in GET /contents/{path}. */
@@ -118,7 +114,31 @@ export async function getContents(
   const repoPath = repositoryFilesPath(storage, context);
   if (path === "" && readBool(context.repository.is_empty) && (await isEmpty(repoPath))) return { items: [] };
   const resolved = await readRef(storage, context, ref);
-  const entry = await entryAt(storage, context, resolved, path);
+  const key = `${repoPath}\0${resolved.commit}\0${path}`;
+  const known = keptContents.get(key);
+  if (known) return { ref: resolved, ...known };
+  const answer = await readContents(repoPath, resolved, path);
+  const items = answer.item ? [answer.item] : answer.items;
+  keptContents.keep(
+    key,
+    answer,
+    items.reduce((total, item) => total + 512 + item.entry.path.length + (item.content?.length ?? 0), 0),
+  );
+  return { ref: resolved, ...answer };
+}
+
+type ContentsAnswer = { item: ContentsItem; items?: undefined } | { items: ContentsItem[]; item?: undefined };
+
+// What a commit holds never changes: answers are kept by commit and path, raw entries too, and
+// small blobs by id.
+const keptContents = new KeptAnswers<ContentsAnswer>(32 * 1024 * 1024, 256 * 1024);
+const keptEntries = new KeptAnswers<TreeEntry>(4 * 1024 * 1024, 8 * 1024);
+const keptBlobs = new KeptAnswers<Buffer>(32 * 1024 * 1024, 64 * 1024);
+
+async function readContents(repoPath: string, resolved: ResolvedRef, path: string): Promise<ContentsAnswer> {
+  if (treePathProblem(path) !== undefined) throw notExist(path);
+  const entry = await treeEntry(repoPath, resolved.commit, path);
+  if (!entry) throw notExist(path);
   if (entry.type !== "tree") {
     const [lastCommit, bytes, submodules] = await Promise.all([
       lastCommitOf(repoPath, resolved.commit, path),
@@ -129,7 +149,6 @@ export async function getContents(
     ]);
     const symlink = entry.mode === SYMLINK;
     return {
-      ref: resolved,
       item: {
         entry,
         lastCommit,
@@ -151,7 +170,6 @@ export async function getContents(
     submodulesOf(repoPath, resolved.commit, entries),
   ]);
   return {
-    ref: resolved,
     items: entries.map((child, i) => ({
       entry: child,
       lastCommit: lastCommits.get(names[i]),
@@ -187,9 +205,26 @@ export async function rawEntry(
       resolved = await readRef(storage, context);
     }
   }
-  const entry = await entryAt(storage, context, resolved, filePath);
+  if (treePathProblem(filePath) !== undefined) throw notExist(filePath);
+  const key = `${repoPath}\0${resolved.commit}\0${filePath}`;
+  let entry = keptEntries.get(key);
+  if (!entry) {
+    entry = await treeEntry(repoPath, resolved.commit, filePath);
+    if (!entry) throw notExist(filePath);
+    keptEntries.keep(key, entry, 256 + entry.path.length);
+  }
   if (entry.type !== "blob") throw notExist(filePath);
-  return { ref: resolved, entry };
+  return { ref: resolved, entry, bytes: await smallBlob(repoPath, entry) };
+}
+
+/** A blob's bytes when it is small enough to keep (kept by id), else undefined: it is streamed. */
+async function smallBlob(repoPath: string, entry: TreeEntry): Promise<Buffer | undefined> {
+  if (entry.size > SMALL_BLOB_BYTES) return undefined;
+  const kept = keptBlobs.get(entry.id);
+  if (kept) return kept;
+  const bytes = await readBlob(repoPath, entry.id, SMALL_BLOB_BYTES);
+  keptBlobs.keep(entry.id, bytes, bytes.length + 64);
+  return bytes;
 }
 
 // Changes.

@@ -351,6 +351,16 @@ forEachForge(
       });
       assert.equal(made.status, 201);
       const sha = made.body.content?.sha as string;
+      // Read once before the change, then after it: nothing read before is answered again.
+      const contentsOf = async () =>
+        Buffer.from(
+          (await call<Contents>(cast.bob, "GET", "/repos/alice/files/contents/notes/a.txt")).body.content ??
+            "",
+          "base64",
+        ).toString();
+      const rawOf = async () =>
+        (await unnormalized(cast.bob, "GET", "/repos/alice/files/raw/notes/a.txt")).body;
+      assert.deepEqual([await contentsOf(), await rawOf()], ["one\n", "one\n"]);
       const updated = await call<FileAnswer>(
         cast.alice,
         "PUT",
@@ -360,6 +370,7 @@ forEachForge(
       );
       assert.equal(updated.status, 200, JSON.stringify(updated.body));
       assert.equal(updated.body.commit.message, "Update notes/a.txt\n");
+      assert.deepEqual([await contentsOf(), await rawOf()], ["two\n", "two\n"]);
       const stale = await call(cast.alice, "PUT", "/repos/alice/files/contents/notes/a.txt", {
         content: b64("three\n"),
         sha,
@@ -763,6 +774,13 @@ forEachForge(
         commits.body.map((commit) => commit.sha),
         [touched],
       );
+      // The pushed file is there at once for the contents and raw routes, which read refs afresh.
+      assert.equal(
+        (await unnormalized(cast.bob, "GET", "/repos/alice/files/raw/pushed.txt")).body,
+        "pushed\n",
+      );
+      const file = await call<Contents>(cast.bob, "GET", "/repos/alice/files/contents/pushed.txt");
+      assert.equal(file.body.last_commit_sha, touched);
     });
   },
   { forge: { webhookAllowedHostList: "loopback" } },

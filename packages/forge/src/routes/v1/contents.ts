@@ -109,12 +109,16 @@ function disposition(kind: "inline" | "attachment", name: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** Streams a blob from `git cat-file`, typed from its first bytes; 304 for a matching ETag. */
+/**
+ * Sends a blob, typed from its first bytes: from memory when it is small (`bytes`), else streamed
+ * from `git cat-file`; 304 for a matching ETag.
+ */
 async function sendBlob(
   request: FastifyRequest,
   reply: FastifyReply,
   repoPath: string,
   entry: TreeEntry,
+  bytes: Buffer | undefined,
 ): Promise<FastifyReply> {
   const etag = `"${entry.id}"`;
   const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
@@ -124,6 +128,16 @@ async function sendBlob(
     "x-gitea-object-type": entry.mode === "120000" ? "symlink" : "file",
   });
   if (request.headers["if-none-match"] === etag) return reply.status(304).send();
+  const typed = (head: Buffer) => {
+    const kind = rawType(head, name, entry);
+    return reply.headers({
+      "content-type": kind.type,
+      "content-length": String(entry.size),
+      "content-disposition": disposition(kind.inline ? "inline" : "attachment", name),
+      ...(kind.svg ? { "content-security-policy": SVG_POLICY } : {}),
+    });
+  };
+  if (bytes) return typed(bytes.subarray(0, SNIFF_BYTES)).send(bytes);
   const git = streamBlob(repoPath, entry.id);
   const chunks = git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
@@ -139,7 +153,6 @@ async function sendBlob(
     headSize += next.value.length;
   }
   const first = Buffer.concat(head);
-  const kind = rawType(first, name, entry);
   async function* body() {
     yield first;
     if (ended) return;
@@ -147,14 +160,7 @@ async function sendBlob(
   }
   const stream = Readable.from(body(), { objectMode: false });
   stream.once("close", () => git.kill());
-  return reply
-    .headers({
-      "content-type": kind.type,
-      "content-length": String(entry.size),
-      "content-disposition": disposition(kind.inline ? "inline" : "attachment", name),
-      ...(kind.svg ? { "content-security-policy": SVG_POLICY } : {}),
-    })
-    .send(stream);
+  return typed(first).send(stream);
 }
 
 export function registerContents(context: ApiContext): void {
@@ -327,8 +333,8 @@ export function registerContents(context: ApiContext): void {
       { ...read, schema: { params: FilePathParams, querystring: RefQuery } },
       async (request, reply) => {
         const found = await requestedRepository(database, request.params, request);
-        const { entry } = await rawEntry(storage, found, request.params["*"], request.query.ref);
-        return sendBlob(request, reply, repositoryFilesPath(storage, found), entry);
+        const { entry, bytes } = await rawEntry(storage, found, request.params["*"], request.query.ref);
+        return sendBlob(request, reply, repositoryFilesPath(storage, found), entry, bytes);
       },
     );
   }
