@@ -37,6 +37,8 @@ export interface ContentsExtras {
   /** A symlink's target. */
   target?: string;
   lastCommit?: LastCommit;
+  /** contents-ext's `commit_message`. */
+  lastCommitMessage?: string;
   submoduleUrl?: string;
 }
 
@@ -70,6 +72,7 @@ export function toContentsResponse(entry: TreeEntry, context: ContentsContext, e
           last_committer_date: utc(extras.lastCommit.committerDate),
         }
       : {}),
+    ...(extras.lastCommitMessage === undefined ? {} : { last_commit_message: extras.lastCommitMessage }),
     type,
     size: entry.size,
     encoding: extras.content ? "base64" : null,

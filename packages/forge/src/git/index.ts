@@ -5,7 +5,7 @@ export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.t
 export { batchCheck, closeBatchChecks } from "./batch-check.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
-export type { Commit, Signature } from "./commit.ts";
+export { type Commit, readCommits, type Signature } from "./commit.ts";
 export { commitFiles, type FileWrite, type NewCommit } from "./commit-files.ts";
 export {
   type CommitPage,

@@ -52,3 +52,8 @@ export const ChangeFilesOptions = Type.Object({ ...FileOptions, files: Type.Arra
 export const FilePathParams = Type.Object({ owner: Type.String(), repo: Type.String(), "*": Type.String() });
 
 export const RefQuery = Type.Object({ ref: Type.Optional(Type.String()) });
+
+export const ContentsExtQuery = Type.Object({
+  ref: Type.Optional(Type.String()),
+  includes: Type.Optional(Type.String()),
+});

@@ -12,6 +12,7 @@ import {
   type NewSignature,
   type ResolvedRef,
   readBlob,
+  readCommits,
   readSmallBlobs,
   resolveRef,
   resolveRefPrefix,
@@ -177,6 +178,16 @@ async function readContents(repoPath: string, resolved: ResolvedRef, path: strin
       submoduleUrl: submodules.get(child.path),
     })),
   };
+}
+
+/** The messages of the commits with these ids (contents-ext's `commit_message`), by id. */
+export async function commitMessages(
+  storage: Storage,
+  context: RepositoryContext,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const commits = await readCommits(repositoryFilesPath(storage, context), [...new Set(ids)]);
+  return new Map([...commits].map(([id, commit]) => [id, commit.message]));
 }
 
 /**

@@ -201,6 +201,40 @@ forEachForge(
         ["src/main.go"],
       );
 
+      // contents-ext: metadata only unless asked; a file or a directory, never both.
+      const ext = await call<{
+        file_contents?: Contents & { last_commit_message?: string };
+        dir_contents?: Contents[];
+      }>(cast.bob, "GET", "/repos/alice/files/contents-ext/src/main.go", undefined, "ContentsExtResponse");
+      assert.equal(ext.status, 200, JSON.stringify(ext.body));
+      assert.equal(ext.body.dir_contents, undefined);
+      assert.equal(ext.body.file_contents?.content, null);
+      assert.equal(ext.body.file_contents?.last_commit_sha, undefined);
+      const full = await call<{ file_contents: Contents & { last_commit_message?: string } }>(
+        cast.bob,
+        "GET",
+        "/repos/alice/files/contents-ext/src/main.go?includes=file_content,commit_metadata,commit_message",
+        undefined,
+        "ContentsExtResponse",
+      );
+      assert.equal(Buffer.from(full.body.file_contents.content ?? "", "base64").toString(), "package main\n");
+      assert.equal(full.body.file_contents.last_commit_sha, created.body.commit.sha);
+      assert.equal(full.body.file_contents.last_commit_message, "Add src/main.go\n");
+      const extRoot = await call<{ dir_contents: Contents[] }>(
+        cast.bob,
+        "GET",
+        "/repos/alice/files/contents-ext/.?includes=file_content",
+        undefined,
+        "ContentsExtResponse",
+      );
+      assert.ok(
+        extRoot.body.dir_contents.some((entry) => entry.path === "README.md" && entry.content === null),
+      );
+      assert.equal(
+        (await call(cast.bob, "GET", "/repos/alice/files/contents-ext/src?includes=bogus")).status,
+        400,
+      );
+
       // A symlink pushed with git shows its target; a tag and a commit id work as refs.
       const work = await clone("alice", "files");
       const target = "src/main.go";

@@ -17,6 +17,7 @@ import {
 } from "../../git/index.ts";
 import {
   ChangeFilesOptions,
+  ContentsExtQuery,
   CreateFileOptions,
   DeleteFileOptions,
   FilePathParams,
@@ -30,6 +31,7 @@ import {
   type ChangeFilesOptions as ChangeOptions,
   type ContentsItem,
   changeFiles,
+  commitMessages,
   getContents,
   rawEntry,
 } from "../../services/contents.ts";
@@ -72,6 +74,7 @@ function changeOptions(body: FileOptionsBody, files: ChangeOptions["files"]): Ch
 const RAW_HEADERS = { "x-content-type-options": "nosniff", "cache-control": "private, no-cache" };
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 const SNIFF_BYTES = 512;
+const CONTENTS_EXT_INCLUDES = new Set(["file_content", "lfs_metadata", "commit_metadata", "commit_message"]);
 
 function startsWith(head: Buffer, bytes: number[], at = 0): boolean {
   return bytes.every((byte, i) => head[at + i] === byte);
@@ -244,6 +247,54 @@ export function registerContents(context: ApiContext): void {
       // Gitea lists the root for an empty path or a lone dot.
       return contents(request, path === "." || path === "/" ? "" : path, request.query.ref);
     },
+  );
+
+  // Gitea's extended contents: metadata only unless `includes` asks for more; one of the two fields.
+  const contentsExt = async (
+    request: FastifyRequest,
+    raw: string,
+    query: { ref?: string; includes?: string },
+  ) => {
+    const includes = new Set((query.includes ?? "").split(",").filter((option) => option !== ""));
+    for (const option of includes)
+      if (!CONTENTS_EXT_INCLUDES.has(option)) throw new BadRequest(`unknown include option "${option}"`);
+    const found = await requestedRepository(
+      database,
+      request.params as { owner: string; repo: string },
+      request,
+    );
+    const answer = await getContents(storage, found, raw === "." || raw === "/" ? "" : raw, query.ref);
+    if (!answer.ref) return { dir_contents: [] };
+    const items = answer.item ? [answer.item] : (answer.items ?? []);
+    const messages = includes.has("commit_message")
+      ? await commitMessages(
+          storage,
+          found,
+          items.flatMap((item) => (item.lastCommit ? [item.lastCommit.id] : [])),
+        )
+      : undefined;
+    const where = contentsContext(found, request, answer.ref);
+    const extRender = (item: ContentsItem, withContent: boolean) =>
+      toContentsResponse(item.entry, where, {
+        content: withContent ? item.content : undefined,
+        target: item.target,
+        lastCommit: includes.has("commit_metadata") ? item.lastCommit : undefined,
+        lastCommitMessage: item.lastCommit && messages?.get(item.lastCommit.id),
+        submoduleUrl: item.submoduleUrl,
+      });
+    return answer.item
+      ? { file_contents: extRender(answer.item, includes.has("file_content")) }
+      : { dir_contents: items.map((item) => extRender(item, false)) };
+  };
+  app.get(
+    "/repos/:owner/:repo/contents-ext",
+    { ...read, schema: { params: RepoParams, querystring: ContentsExtQuery } },
+    async (request) => contentsExt(request, "", request.query),
+  );
+  app.get(
+    "/repos/:owner/:repo/contents-ext/*",
+    { ...read, schema: { params: FilePathParams, querystring: ContentsExtQuery } },
+    async (request) => contentsExt(request, request.params["*"], request.query),
   );
 
   app.post(
