@@ -292,10 +292,15 @@ function signatureOf(identity: Identity | undefined): Identity | undefined {
   return identity?.name && identity.email ? identity : undefined;
 }
 
+// git takes commit times from the epoch on; Go's time formats end at year 9999.
+const LATEST_DATE = Date.UTC(9999, 11, 31, 23, 59, 59);
+
 function dateOf(value: string | undefined, field: string): Date {
   if (!value) return new Date();
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new Invalid(`[Dates.${field}]: invalid date`);
+  const time = date.getTime();
+  if (Number.isNaN(time) || time < 0 || time > LATEST_DATE)
+    throw new Invalid(`[Dates.${field}]: invalid date`);
   return date;
 }
 
@@ -362,7 +367,7 @@ function prepare(files: readonly FileChange[]): Prepared[] {
 function check(
   prepared: Prepared,
   entries: Map<string, TreeEntry>,
-  written: Set<string>,
+  written: Written,
 ): { removal?: string; write?: FileWrite } {
   const { file, path, from, bytes } = prepared;
   const operation = file.operation;
@@ -383,7 +388,7 @@ function check(
     if (i < parts.length - 1) {
       if (entry.type !== "tree")
         throw new Invalid(`a file exists where you’re trying to create a subdirectory [path: ${sub}]`);
-    } else if (entry.mode === SYMLINK && !(fromEntry && from === path)) {
+    } else if (entry.mode === SYMLINK) {
       throw new Invalid(`a symbolic link exists where you’re trying to create a subdirectory [path: ${sub}]`);
     } else if (entry.type === "tree") {
       throw new Invalid(`a directory exists where you’re trying to create a file [path: ${sub}]`);
@@ -391,15 +396,35 @@ function check(
       throw new Invalid(`repository file already exists [path: ${path}]`);
     }
   }
-  if (operation === "create" && written.has(path))
-    throw new Invalid(`repository file already exists [path: ${path}]`);
-  written.add(path);
+  noteWritten(written, path, operation);
   const mode = fromEntry?.mode === EXECUTABLE ? EXECUTABLE : REGULAR;
   const removal = fromEntry && from !== path ? from : undefined;
   // A rename without new content keeps the blob, and a symlink stays one.
   if (operation === "rename" && bytes === undefined && fromEntry)
     return { removal, write: { path, mode: fromEntry.mode, blob: fromEntry.id } };
   return { removal, write: { path, mode, content: bytes ?? Buffer.alloc(0) } };
+}
+
+/** The files one change writes, and the directories above them. */
+interface Written {
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
+/** The checks above, among the files of the change itself: no file where another one needs a directory. */
+function noteWritten(written: Written, path: string, operation: FileOperation): void {
+  if (written.files.has(path) && operation === "create")
+    throw new Invalid(`repository file already exists [path: ${path}]`);
+  if (written.dirs.has(path))
+    throw new Invalid(`a directory exists where you’re trying to create a file [path: ${path}]`);
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join("/");
+    if (written.files.has(dir))
+      throw new Invalid(`a file exists where you’re trying to create a subdirectory [path: ${dir}]`);
+    written.dirs.add(dir);
+  }
+  written.files.add(path);
 }
 
 /** Every path a check looks at: each change's source, its target and the directories above it. */
@@ -443,6 +468,8 @@ export async function changeFiles(
     throw new Invalid("the paths of one change are too long together");
   const { author, committer } = identities(doer, options);
   const base = options.message?.trim() || defaultMessage(options.files);
+  // git refuses a NUL in a commit message.
+  if (base.includes("\0")) throw new Invalid("[Message]: contains a NUL character");
   const message = options.signoff ? `${base}\n\nSigned-off-by: ${committer.name} <${committer.email}>` : base;
   const ref = `refs/heads/${newBranch}`;
   for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
@@ -459,7 +486,7 @@ export async function changeFiles(
     if (newBranch !== oldBranch && (await branchTip(repoPath, newBranch)))
       throw new Invalid(`branch already exists [name: ${newBranch}]`);
     const entries = parent ? await treeEntries(repoPath, parent, checked) : new Map<string, TreeEntry>();
-    const written = new Set<string>();
+    const written: Written = { files: new Set(), dirs: new Set() };
     const removals: string[] = [];
     const writes: FileWrite[] = [];
     for (const change of prepared) {

@@ -377,6 +377,17 @@ forEachForge(
         ],
       );
       assert.equal((await call(cast.bob, "GET", "/repos/alice/modules/raw/libs/sub")).status, 404);
+      // As Gitea, a symlink is not overwritten with a file; a submodule is no file to change.
+      const overLink = await call(cast.alice, "PUT", "/repos/alice/modules/contents/libs/readme", {
+        content: b64("x"),
+        sha: blob,
+      });
+      assert.equal(overLink.status, 422);
+      const overModule = await call(cast.alice, "PUT", "/repos/alice/modules/contents/libs/sub", {
+        content: b64("x"),
+        sha: head,
+      });
+      assert.equal(overModule.status, 404);
     });
 
     test("PUT updates with the blob's sha (422 for a stale one), renames with from_path; DELETE removes with the sha", async () => {
@@ -582,6 +593,26 @@ forEachForge(
         content: b64("x"),
       });
       assert.equal(underFile.status, 422);
+      const inOneChange = await call(cast.alice, "POST", "/repos/alice/files/contents", {
+        files: [
+          { operation: "create", path: "df/x", content: b64("file") },
+          { operation: "create", path: "df/x/y", content: b64("under the file") },
+        ],
+      });
+      assert.equal(inOneChange.status, 422);
+      assert.match(inOneChange.body.message, /a file exists where you’re trying to create a subdirectory/);
+      for (const odd of [
+        { message: "nul \u0000 inside" },
+        { dates: { author: "1969-12-31T23:59:59Z" } },
+        { dates: { committer: "not a date" } },
+        { author: { name: "Eve <evil>", email: "eve@example.com" } },
+      ]) {
+        const answer = await call(cast.alice, "POST", "/repos/alice/files/contents/odd.txt", {
+          content: b64("x"),
+          ...odd,
+        });
+        assert.equal(answer.status, 422, `${JSON.stringify(odd)}: ${JSON.stringify(answer.body)}`);
+      }
       assert.equal(await headOf("files"), before, "nothing was committed");
       const refs = await out(["ls-remote", remote("alice", "files")], work.path);
       assert.ok(!refs.includes("output") && !refs.includes("-x"), refs);
