@@ -132,9 +132,9 @@ type ContentsAnswer = { item: ContentsItem; items?: undefined } | { items: Conte
 
 // What a commit holds never changes: answers are kept by commit and path, raw entries too, and
 // small blobs by id.
-const keptContents = new KeptAnswers<ContentsAnswer>(32 * 1024 * 1024, 256 * 1024);
+const keptContents = new KeptAnswers<ContentsAnswer>(16 * 1024 * 1024, 256 * 1024);
 const keptEntries = new KeptAnswers<TreeEntry>(4 * 1024 * 1024, 8 * 1024);
-const keptBlobs = new KeptAnswers<Buffer>(32 * 1024 * 1024, 64 * 1024);
+const keptBlobs = new KeptAnswers<Buffer>(16 * 1024 * 1024, 64 * 1024);
 
 async function readContents(repoPath: string, resolved: ResolvedRef, path: string): Promise<ContentsAnswer> {
   if (treePathProblem(path) !== undefined) throw notExist(path);

@@ -1,11 +1,15 @@
 import { NotFound } from "@anvil/core";
 import { eachBlob } from "../git/index.ts";
 import { readRef } from "./contents.ts";
+import { KeptAnswers } from "./kept.ts";
 import { type RepositoryContext, repositoryFilesPath, requireUnit, type Storage } from "./repositories.ts";
 
 // GET /languages: bytes of code per language over the default branch's tree. Gitea asks go-enry
 // (linguist's rules); we go by file extension and a few well-known names, which agrees with it on
 // ordinary source trees. Files of unknown or non-code kinds (text, images, data) are not counted.
+
+// A commit's statistics never change: kept by commit, the tree walked once.
+const keptStatistics = new KeptAnswers<Record<string, number>>(1024 * 1024, 64 * 1024);
 
 /** Most files looked at: a larger tree is counted over its first ones, in git's path order. */
 export const MAX_LANGUAGE_FILES = 200_000;
@@ -124,11 +128,17 @@ export async function languageStatistics(
     throw error;
   });
   if (!ref) return {};
+  const repoPath = repositoryFilesPath(storage, context);
+  const key = `${repoPath}\0${ref.commit}`;
+  const kept = keptStatistics.get(key);
+  if (kept) return kept;
   const totals = new Map<string, number>();
-  await eachBlob(repositoryFilesPath(storage, context), ref.commit, MAX_LANGUAGE_FILES, (entry) => {
+  await eachBlob(repoPath, ref.commit, MAX_LANGUAGE_FILES, (entry) => {
     if (entry.mode === "120000") return;
     const language = languageOf(entry.path);
     if (language) totals.set(language, (totals.get(language) ?? 0) + entry.size);
   });
-  return Object.fromEntries([...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const statistics = Object.fromEntries([...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  keptStatistics.keep(key, statistics, 256 + totals.size * 64);
+  return statistics;
 }
