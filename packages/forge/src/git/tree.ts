@@ -172,20 +172,17 @@ export const MAX_DIRECTORY_ENTRIES = 5000;
 /** The entries directly inside the directory at `path` ("" for the root), in git's order. */
 export async function listDirectory(repoPath: string, commit: string, path: string): Promise<TreeEntry[]> {
   const args = path === "" ? [] : ["--", `${path}/`];
-  const { stdout } = await runGit(
-    [
-      `--git-dir=${repoPath}`,
-      "--literal-pathspecs",
-      "ls-tree",
-      "-l",
-      "-z",
-      "--full-tree",
-      "--end-of-options",
-      commit,
-      ...args,
-    ],
-    { maxOutputBytes: MAX_DIRECTORY_ENTRIES * 200 },
-  );
+  const { stdout } = await runGit([
+    `--git-dir=${repoPath}`,
+    "--literal-pathspecs",
+    "ls-tree",
+    "-l",
+    "-z",
+    "--full-tree",
+    "--end-of-options",
+    commit,
+    ...args,
+  ]);
   return parseEntries(stdout).slice(0, MAX_DIRECTORY_ENTRIES);
 }
 

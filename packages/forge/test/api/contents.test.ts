@@ -192,7 +192,7 @@ forEachForge(
       const dir = await call<Contents[]>(
         cast.bob,
         "GET",
-        "/repos/alice/files/contents/src",
+        "/repos/alice/files/contents/src/",
         undefined,
         "ContentsResponse[]",
       );

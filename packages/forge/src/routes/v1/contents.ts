@@ -243,9 +243,9 @@ export function registerContents(context: ApiContext): void {
     "/repos/:owner/:repo/contents/*",
     { ...read, schema: { params: FilePathParams, querystring: RefQuery } },
     async (request) => {
-      const path = request.params["*"];
-      // Gitea lists the root for an empty path or a lone dot.
-      return contents(request, path === "." || path === "/" ? "" : path, request.query.ref);
+      // Gitea lists the root for an empty path or a lone dot, and a directory named with a slash after it.
+      const path = request.params["*"].replace(/\/$/, "");
+      return contents(request, path === "." ? "" : path, request.query.ref);
     },
   );
 
