@@ -26,7 +26,8 @@ export interface TreeEntry {
   path: string;
 }
 
-const HEX_ID = /^[0-9a-f]{4,64}$/;
+// Gitea takes an abbreviated commit id from 7 hex digits on.
+const HEX_ID = /^[0-9a-f]{7,64}$/;
 
 /**
  * Why `path` cannot name anything in a tree (Gitea's CleanGitTreePath refuses `.git`, we refuse
@@ -71,11 +72,24 @@ async function commitsOf(repoPath: string, names: readonly string[]): Promise<(s
 
 /**
  * What `ref` names, as Gitea resolves a `ref` query: a branch first, then a tag, then a commit id
- * (4 to 64 hex digits); undefined when none.
+ * (7 to 64 hex digits); undefined when none.
  */
 export async function resolveRef(repoPath: string, ref: string): Promise<ResolvedRef | undefined> {
+  // A full ref name says which kind it is.
+  for (const [prefix, kind] of FULL_REF_PREFIXES) {
+    if (!ref.startsWith(prefix)) continue;
+    const name = ref.slice(prefix.length);
+    if (!isRefCandidate(name) || !isRefCandidate(ref)) return undefined;
+    const [commit] = await commitsOf(repoPath, [ref]);
+    return commit === undefined ? undefined : { kind, name, commit };
+  }
   return (await resolveRefPrefix(repoPath, [ref]))?.ref;
 }
+
+const FULL_REF_PREFIXES = [
+  ["refs/heads/", "branch"],
+  ["refs/tags/", "tag"],
+] as const;
 
 /**
  * Gitea's legacy `{ref}/{path}` form (raw, media): the shortest leading run of `parts` that names a

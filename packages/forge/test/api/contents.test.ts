@@ -269,6 +269,18 @@ forEachForge(
         `/repos/alice/files/contents/src/main.go?ref=${created.body.commit.sha}`,
       );
       assert.equal(atCommit.status, 200);
+      const byFullName = await call<Contents>(
+        cast.bob,
+        "GET",
+        "/repos/alice/files/contents/link?ref=refs/tags/v1",
+      );
+      assert.equal(byFullName.body.download_url, "http://forge.test/alice/files/raw/tag/v1/link");
+      const abbreviated = await call<Contents>(
+        cast.bob,
+        "GET",
+        `/repos/alice/files/contents/src/main.go?ref=${created.body.commit.sha.slice(0, 10)}`,
+      );
+      assert.equal(abbreviated.status, 200);
       assert.equal(
         atCommit.body.html_url,
         `http://forge.test/alice/files/src/commit/${created.body.commit.sha}/src/main.go`,
