@@ -5,8 +5,7 @@ import { claimed } from "../db/claims.ts";
 import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
 import type { Logger } from "../log/logger.ts";
-import { type AttemptResult, attemptDelivery, DeliveryAgents } from "./deliver.ts";
-import { type AllowedHosts, parseAllowedHostList } from "./hosts.ts";
+import { type Attempted, attemptsHere, attemptsInThread } from "./attempts.ts";
 import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 
 // Delivers what queueDelivery wrote. Every process of a service runs a worker on the shared
@@ -18,8 +17,13 @@ import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 export interface OutboxWorkerOptions<Tables = unknown> {
   /** Any service's database: the worker reads and writes only its own table. */
   database: Database<Tables>;
-  /** Where deliveries may go (Gitea's ALLOWED_HOST_LIST syntax, or a parsed list). */
-  allowedHosts: string | AllowedHosts;
+  /** Where deliveries may go (Gitea's ALLOWED_HOST_LIST syntax). */
+  allowedHosts: string;
+  /**
+   * Whether attempts run on a worker thread (the default; attempts.ts says why) rather than on
+   * this event loop, where whatever patches this thread's modules (a test's DNS answers) applies.
+   */
+  inThread?: boolean;
   logger: Logger;
   /** How long one attempt may take, resolving, connecting and reading the answer included. */
   timeoutMs?: number;
@@ -50,11 +54,11 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
   const { database, logger } = options;
   const db = database.db as AnyKysely;
   const dialect = database.dialect;
-  const allowed =
-    typeof options.allowedHosts === "string"
-      ? parseAllowedHostList(options.allowedHosts)
-      : options.allowedHosts;
   const timeoutMs = options.timeoutMs ?? 5000;
+  const attempts = ((options.inThread ?? true) ? attemptsInThread : attemptsHere)(
+    options.allowedHosts,
+    timeoutMs,
+  );
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const retries = options.retries ?? DEFAULT_RETRIES;
   const pollMs = options.pollMs ?? 2000;
@@ -63,7 +67,6 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
   let sweptAt = 0;
   const worker = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const inFlight = new Set<Promise<void>>();
-  const agents = new DeliveryAgents();
   let polling: Promise<void> | undefined;
   let pollAgain = false;
   let stopped = false;
@@ -122,12 +125,12 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return (rows as OutboxRow[]).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  function outcome(row: OutboxRow, result: AttemptResult, now: Date) {
+  function outcome(row: OutboxRow, result: Attempted, now: Date) {
     const answer =
       result.kind === "answered"
         ? {
             response_status: result.status,
-            response_headers: JSON.stringify(result.headers),
+            response_headers: result.headers,
             response_body: result.body,
             error: result.status >= 300 && result.status < 400 ? "redirects are not followed" : null,
           }
@@ -154,12 +157,12 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
   async function deliver(row: OutboxRow): Promise<void> {
     const id = Number(row.id);
     const log = { delivery: id, topic: row.topic, topicId: Number(row.topic_id), attempt: row.attempts };
-    const result = await attemptDelivery(
-      { url: row.url, method: row.method, headers: JSON.parse(row.request_headers), body: row.request_body },
-      allowed,
-      timeoutMs,
-      agents,
-    );
+    const result = await attempts.attempt({
+      url: row.url,
+      method: row.method,
+      headers: row.request_headers,
+      body: row.request_body,
+    });
     finished.push({ id, changes: outcome(row, result, new Date()), log });
   }
 
@@ -235,7 +238,9 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
         .catch((error) => logger.error({ delivery: Number(row.id), err: error }, "outbox: a delivery failed"))
         .finally(() => {
           inFlight.delete(delivery);
-          wakeSoon();
+          // Settled once half the slots are free (or at the next poll): a drain then writes
+          // results and claims rows in batches of half the concurrency, not one by one.
+          if (inFlight.size <= concurrency / 2) wakeSoon();
         });
       inFlight.add(delivery);
     }
@@ -292,7 +297,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
         await settle(0, new Date()).catch((error) =>
           logger.error({ err: error }, "outbox: writing the last results failed"),
         );
-      agents.close();
+      await attempts.close();
     },
   };
 }

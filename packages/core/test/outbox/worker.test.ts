@@ -246,7 +246,8 @@ forEachDatabase("outbox worker", (database) => {
         request("", { url: `http://checked.test:${port}/checked` }),
         request("", { url: `http://mixed.test:${port}/mixed` }),
       );
-      await withWorker({}, async (wake) => {
+      // On this thread, where the stubbed resolver applies.
+      await withWorker({ inThread: false }, async (wake) => {
         wake();
         assert.equal((await settled(db, TOPIC, nextTopicId, checked.id)).status, "delivered");
         const refused = await settled(db, TOPIC, nextTopicId, mixed.id);
@@ -276,7 +277,7 @@ forEachDatabase("outbox worker", (database) => {
           }),
         ),
       );
-      await withWorker({ concurrency: 1 }, async (wake) => {
+      await withWorker({ concurrency: 1, inThread: false }, async (wake) => {
         wake();
         for (const q of queued)
           assert.equal((await settled(db, TOPIC, nextTopicId, q.id)).status, "delivered");
@@ -312,7 +313,7 @@ forEachDatabase("outbox worker", (database) => {
         request("", { url: `http://127.0.0.1:${port}/first` }),
         request("", { url: `http://127.0.0.1:${port}/second` }),
       );
-      await withWorker({ concurrency: 1 }, async (wake) => {
+      await withWorker({ concurrency: 1, inThread: false }, async (wake) => {
         wake();
         for (const q of queued) {
           const delivery = await settled(db, TOPIC, nextTopicId, q.id);

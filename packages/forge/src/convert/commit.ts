@@ -1,4 +1,4 @@
-import type { Branch, Commit, Signature } from "../git/index.ts";
+import type { Branch, Commit, CommitChanges, Signature } from "../git/index.ts";
 import { link } from "./link.ts";
 import type { ApiUser } from "./user.ts";
 
@@ -55,25 +55,50 @@ export function toPayloadCommit(
   };
 }
 
-/** A branch as Gitea shows it, its head commit a PayloadCommit (see toPayloadCommit). */
+/**
+ * A branch as Gitea shows it, its head commit a PayloadCommit (see toPayloadCommit), with what its
+ * protection rule means for the caller (services/branch-protection.ts, branchProtectionView).
+ */
 export function toApiBranch(
   branch: Branch,
   fullName: string,
   rootUrl: URL,
-  canPush: boolean,
+  protection: {
+    protected: boolean;
+    required_approvals: number;
+    enable_status_check: boolean;
+    status_check_contexts: string[];
+    user_can_push: boolean;
+    user_can_merge: boolean;
+    effective_branch_protection_name: string;
+  },
   usernameOf: (email: string) => string,
 ) {
   return {
     name: branch.name,
     commit: toPayloadCommit(branch.commit, fullName, rootUrl, usernameOf),
-    protected: false,
-    required_approvals: 0,
-    enable_status_check: false,
-    status_check_contexts: [],
-    user_can_push: canPush,
-    user_can_merge: canPush,
-    effective_branch_protection_name: "",
+    ...protection,
   };
+}
+
+/** What a commit answer includes besides the commit (Gitea's `stat`, `files`, `verification`). */
+export interface CommitDetails {
+  /** The changes, when `stat` or `files` was asked for. */
+  changes?: CommitChanges;
+  stat: boolean;
+  files: boolean;
+  verification: boolean;
+}
+
+const NO_DETAILS: CommitDetails = { stat: false, files: false, verification: true };
+
+// Gitea's names of git's status letters; every other change (a type change) is a modification.
+const FILE_STATUS: Readonly<Record<string, string>> = { A: "added", D: "removed" };
+
+function affectedFiles(changes: CommitChanges | undefined) {
+  return (changes?.files ?? [])
+    .map((file) => ({ filename: file.path, status: FILE_STATUS[file.status] ?? "modified" }))
+    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
 }
 
 export function toApiCommit(
@@ -81,7 +106,10 @@ export function toApiCommit(
   fullName: string,
   rootUrl: URL,
   users: { author?: ApiUser; committer?: ApiUser },
+  details: CommitDetails = NO_DETAILS,
 ) {
+  const additions = details.changes?.additions ?? 0;
+  const deletions = details.changes?.deletions ?? 0;
   return {
     url: repoApiUrl(rootUrl, fullName, `git/commits/${commit.id}`),
     sha: commit.id,
@@ -97,10 +125,12 @@ export function toApiCommit(
         sha: commit.tree,
         created: commit.committer.date,
       },
-      verification: NOT_SIGNED,
+      verification: details.verification ? NOT_SIGNED : null,
     },
     ...(users.author ? { author: users.author } : {}),
     ...(users.committer ? { committer: users.committer } : {}),
     parents: commit.parents.map((sha) => ({ url: repoApiUrl(rootUrl, fullName, `git/commits/${sha}`), sha })),
+    ...(details.files ? { files: affectedFiles(details.changes) } : {}),
+    ...(details.stat ? { stats: { total: additions + deletions, additions, deletions } } : {}),
   };
 }

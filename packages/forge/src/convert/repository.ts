@@ -34,6 +34,8 @@ export function toApiRepository(
   permission: Permission,
   urls: CloneUrls,
   topics: string[],
+  /** The parent of a fork, rendered, when it exists and the viewer may see it. */
+  parent: object | null = null,
 ) {
   const fullName = `${owner.name}/${repository.name}`;
   const htmlUrl = link(urls.rootUrl, fullName.split("/").map(encodeURIComponent).join("/"));
@@ -45,7 +47,8 @@ export function toApiRepository(
     description: repository.description,
     empty: readBool(repository.is_empty),
     private: readBool(repository.is_private),
-    fork: false,
+    fork: readBool(repository.is_fork),
+    parent,
     template: readBool(repository.is_template),
     mirror: false,
     size: 0,
@@ -59,7 +62,7 @@ export function toApiRepository(
     original_url: "",
     website: repository.website,
     stars_count: 0,
-    forks_count: 0,
+    forks_count: repository.num_forks,
     watchers_count: 0,
     open_issues_count: repository.num_issues - repository.num_closed_issues,
     open_pr_counter: repository.num_pulls - repository.num_closed_pulls,

@@ -16,12 +16,23 @@ export interface CommitQuery extends PageRequest {
   ref?: string;
   /** Only commits that touch this path (taken literally, no pathspec magic). */
   path?: string;
+  /** Only commits committed at or after this time. */
+  since?: Date;
+  /** Only commits committed at or before this time. */
+  until?: Date;
+  /** Leaves out the commits this revision reaches (git's `--not`). */
+  not?: string;
 }
 
 export interface CommitPage {
   commits: Commit[];
   /** All commits that match, for X-Total-Count. */
   total: number;
+}
+
+/** A time as git's date parser reads it exactly: `2024-05-01 12:00:00 +0000`. */
+function gitTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace("T", " ")} +0000`;
 }
 
 /** The commit `ref` names, or undefined. */
@@ -51,19 +62,56 @@ export async function listCommits(repoPath: string, query: CommitQuery): Promise
   const ref = query.ref ?? "HEAD";
   const id = await resolveCommit(repoPath, ref);
   if (id === undefined) throw new NotFound(`commit does not exist [id: ${ref}]`);
+  const excluded = query.not === undefined ? undefined : await resolveCommit(repoPath, query.not);
+  if (query.not !== undefined && excluded === undefined)
+    throw new NotFound(`commit does not exist [id: ${query.not}]`);
   const gitDir = [`--git-dir=${repoPath}`, "--literal-pathspecs"];
-  const paths = query.path ? ["--", query.path] : [];
+  const limits = [
+    ...(query.since ? [`--since=${gitTime(query.since)}`] : []),
+    ...(query.until ? [`--until=${gitTime(query.until)}`] : []),
+  ];
+  const revisions = [id, ...(excluded ? [`^${excluded}`] : []), "--", ...(query.path ? [query.path] : [])];
   const [count, log] = await Promise.all([
-    runGit([...gitDir, "rev-list", "--count", id, ...paths]),
+    runGit([...gitDir, "rev-list", "--count", ...limits, ...revisions]),
     runGit([
       ...gitDir,
       "log",
       ...COMMIT_LOG_FORMAT,
+      ...limits,
       `--skip=${offset}`,
       `--max-count=${query.limit}`,
-      id,
-      ...paths,
+      ...revisions,
     ]),
+  ]);
+  return { commits: parseCommitLog(log.stdout), total: Number(count.stdout.trim()) };
+}
+
+export interface Comparison {
+  /** What head has that base lacks, newest first, at most the limit asked for. */
+  commits: Commit[];
+  /** All of them. */
+  total: number;
+}
+
+/**
+ * The commits reachable from `head` and not from `base` (those since their merge base), as
+ * Gitea's compare lists them; NotFound when either names no commit.
+ */
+export async function compareCommits(
+  repoPath: string,
+  base: string,
+  head: string,
+  limit: number,
+): Promise<Comparison> {
+  if (await isEmpty(repoPath)) throw new EmptyRepository();
+  const [baseId, headId] = await Promise.all([resolveCommit(repoPath, base), resolveCommit(repoPath, head)]);
+  if (baseId === undefined) throw new NotFound(`commit does not exist [id: ${base}]`);
+  if (headId === undefined) throw new NotFound(`commit does not exist [id: ${head}]`);
+  const gitDir = `--git-dir=${repoPath}`;
+  const range = [headId, `^${baseId}`];
+  const [count, log] = await Promise.all([
+    runGit([gitDir, "rev-list", "--count", ...range]),
+    runGit([gitDir, "log", ...COMMIT_LOG_FORMAT, `--max-count=${limit}`, ...range]),
   ]);
   return { commits: parseCommitLog(log.stdout), total: Number(count.stdout.trim()) };
 }

@@ -7,6 +7,8 @@ import { Invalid } from "@anvil/core";
 
 /** Gitea's MaxSize(100) on default_branch, new_branch and the other branch fields. */
 const MAX_BRANCH_NAME_LENGTH = 100;
+/** Gitea's MaxSize(255) on a tag's name. */
+const MAX_TAG_NAME_LENGTH = 255;
 
 // Control characters and DEL are refused by code below; these anywhere.
 const FORBIDDEN_CHARACTERS = " ~^:?*[\\";
@@ -21,9 +23,12 @@ function hasForbiddenCharacter(name: string): boolean {
 }
 
 /** Which of Gitea's rules `name` breaks as a branch name, as its binding names them; undefined if none. */
-function branchNameProblem(name: string): "MaxSize" | "GitRefName" | undefined {
+function branchNameProblem(
+  name: string,
+  maxLength = MAX_BRANCH_NAME_LENGTH,
+): "MaxSize" | "GitRefName" | undefined {
   // Counted in characters, as Gitea does; the UTF-16 length bounds the count before it is made.
-  if (name.length > MAX_BRANCH_NAME_LENGTH && [...name].length > MAX_BRANCH_NAME_LENGTH) return "MaxSize";
+  if (name.length > maxLength && [...name].length > maxLength) return "MaxSize";
   const valid =
     name !== "" &&
     name !== "@" &&
@@ -45,4 +50,25 @@ export function checkBranchName(name: string, field = "Branch"): void {
   if (problem !== undefined) {
     throw new Invalid(`[${field}]: ${problem}`, { [field]: [`is not a valid branch name (${problem})`] });
   }
+}
+
+/** Tags follow the rules of branch names, with Gitea's longer limit. */
+export function isTagName(name: string): boolean {
+  return branchNameProblem(name, MAX_TAG_NAME_LENGTH) === undefined;
+}
+
+/** Throws Invalid (`[TagName]: GitRefName`, `[TagName]: MaxSize`) unless `name` may name a tag. */
+export function checkTagName(name: string, field = "TagName"): void {
+  const problem = branchNameProblem(name, MAX_TAG_NAME_LENGTH);
+  if (problem !== undefined) {
+    throw new Invalid(`[${field}]: ${problem}`, { [field]: [`is not a valid tag name (${problem})`] });
+  }
+}
+
+/**
+ * Throws Invalid (Gitea's 422 `no valid ref or sha`) unless `revision` may name a ref or a commit
+ * id: what git could read as an option or a range (`-x`, `a..b`), NUL and the like never reach it.
+ */
+export function checkRevision(revision: string): void {
+  if (!isBranchName(revision)) throw new Invalid(`no valid ref or sha: ${revision.slice(0, 100)}`);
 }

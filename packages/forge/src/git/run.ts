@@ -19,6 +19,15 @@ export interface GitResult {
 
 /** Runs `git <args>` to completion and returns its output; throws GitCommandError when it fails. */
 export async function runGit(args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+  const { stdout, exitCode } = await runGitForBytes(args, options);
+  return { stdout: stdout.toString("utf8"), exitCode };
+}
+
+/** runGit for output that need not be text (a blob's content). */
+export async function runGitForBytes(
+  args: readonly string[],
+  options: RunGitOptions = {},
+): Promise<{ stdout: Buffer; exitCode: number }> {
   const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const git = spawnGit(args, options);
   const chunks: Buffer[] = [];
@@ -39,7 +48,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions = {
   if (overflowed) throw new GitCommandError(args, exit, `its output exceeded ${limit} bytes`);
   const code = exit.code;
   if (code !== null && (code === 0 || options.acceptExitCodes?.includes(code))) {
-    return { stdout: Buffer.concat(chunks).toString("utf8"), exitCode: code };
+    return { stdout: Buffer.concat(chunks), exitCode: code };
   }
   throw new GitCommandError(args, exit);
 }

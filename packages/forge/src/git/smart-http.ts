@@ -44,9 +44,14 @@ async function assertRepository(repoPath: string): Promise<void> {
   if (!(await repositoryExists(repoPath))) throw new NotFound("repository does not exist");
 }
 
-function startService(service: GitService, args: string[], request: FastifyRequest): GitProcess {
+function startService(
+  service: GitService,
+  args: string[],
+  request: FastifyRequest,
+  env: Readonly<Record<string, string>> = {},
+): GitProcess {
   return spawnGit([service.slice("git-".length), "--stateless-rpc", ...args], {
-    env: gitProtocolEnvironment(request.headers["git-protocol"]),
+    env: { ...env, ...gitProtocolEnvironment(request.headers["git-protocol"]) },
   });
 }
 
@@ -105,6 +110,8 @@ async function respond(output: GitOutput, contentType: string, reply: FastifyRep
 export interface RpcOptions {
   /** Largest decoded request body; DEFAULT_MAX_REQUEST_BYTES by default. */
   maxRequestBytes?: number;
+  /** Added to git's environment (the push rules of push-rules.ts). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -134,7 +141,7 @@ export async function serveRpc(
   const decoders = requestBodyDecoders(request.headers["content-encoding"], maxBytes);
   await assertRepository(repoPath);
 
-  const git = startService(name, [repoPath], request);
+  const git = startService(name, [repoPath], request, options.env);
   // On any failure pipeline() destroys git's stdin too, so git sees the input end and stops reading.
   const input = new Promise<Error | undefined>((resolve) => {
     pipeline([source, ...decoders, git.stdin], (error) => {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { initRepository } from "./storage.ts";
+import { runGit } from "./run.ts";
+import { initRepository, setDefaultBranch } from "./storage.ts";
 
 // The places under the storage root that are not repositories. Their names start with a dot,
 // which no owner name may (repository-path.ts), so they never meet a repository's path.
@@ -26,6 +27,33 @@ export async function stageRepository(root: string, options: { defaultBranch: st
   const path = join(resolve(root), STAGING, `${leftoverName()}.git`);
   await initRepository(path, options);
   return path;
+}
+
+/**
+ * Builds a bare copy of the repository at `source` (a fork) under a temporary name, as
+ * stageRepository does. `--local` hard-links the object files (copies them across filesystems):
+ * the copy shares the parent's disk space yet owns its objects, so it outlives the parent's deletion.
+ */
+export async function stageClone(
+  root: string,
+  source: string,
+  options: { defaultBranch: string },
+): Promise<string> {
+  const path = join(resolve(root), STAGING, `${leftoverName()}.git`);
+  await mkdir(dirname(path), { recursive: true });
+  try {
+    await runGit(["clone", "--bare", "--local", "--quiet", "--template=", "--", source, path]);
+    // The copy stands alone: no remote pointing into another repository's directory.
+    await runGit([`--git-dir=${path}`, "config", "--remove-section", "remote.origin"], {
+      acceptExitCodes: [128],
+    });
+    await runGit([`--git-dir=${path}`, "config", "receive.denyNonFastForwards", "false"]);
+    await setDefaultBranch(path, options.defaultBranch);
+    return path;
+  } catch (error) {
+    await rm(path, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 export async function writeRepositoryRowId(repoPath: string, id: number): Promise<void> {

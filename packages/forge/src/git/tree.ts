@@ -1,7 +1,7 @@
-import { Invalid } from "@anvil/core";
 import { batchCheck } from "./batch-check.ts";
 import { spawnGit } from "./process.ts";
-import { runGit } from "./run.ts";
+import { runGit, runGitForBytes } from "./run.ts";
+import { parseEntry, type TreeEntry } from "./trees.ts";
 
 // Reading what a commit holds: which ref a name means, the entries of its tree, the last commit
 // that touched a path, and blobs. Tree paths reach git as literal pathspecs (no glob or magic),
@@ -13,17 +13,6 @@ export interface ResolvedRef {
   /** The name as given (for a commit, the id as given). */
   name: string;
   commit: string;
-}
-
-export interface TreeEntry {
-  /** git's octal mode: 100644, 100755, 120000 (symlink), 040000 (tree), 160000 (submodule). */
-  mode: string;
-  type: "blob" | "tree" | "commit";
-  id: string;
-  /** Bytes of a blob; 0 for trees and submodules. */
-  size: number;
-  /** The full path from the root of the tree. */
-  path: string;
 }
 
 // Gitea takes an abbreviated commit id from 7 hex digits on.
@@ -124,20 +113,10 @@ export async function resolveRefPrefix(
 }
 
 function parseEntries(stdout: string): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  for (const record of stdout.split("\0")) {
-    if (record === "") continue;
-    const tab = record.indexOf("\t");
-    const [mode, type, id, size] = record.slice(0, tab).split(/ +/);
-    entries.push({
-      mode,
-      type: type as TreeEntry["type"],
-      id,
-      size: size === "-" ? 0 : Number(size),
-      path: record.slice(tab + 1),
-    });
-  }
-  return entries;
+  return stdout
+    .split("\0")
+    .filter((record) => record !== "")
+    .map(parseEntry);
 }
 
 /**
@@ -331,24 +310,12 @@ export async function submoduleUrls(repoPath: string, commit: string): Promise<M
   return urls;
 }
 
-/** A blob's bytes, whole: for small blobs only (symlink targets, .editorconfig, base64 content). */
-export async function readBlob(repoPath: string, id: string, maxBytes: number): Promise<Buffer> {
-  const git = spawnGit([`--git-dir=${repoPath}`, "cat-file", "blob", id]);
-  git.stdin.end();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of git.stdout as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      git.kill();
-      await git.exited;
-      throw new Invalid(`blob ${id} is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const exit = await git.exited;
-  if (exit.code !== 0) throw new Invalid(`blob ${id} cannot be read`);
-  return Buffer.concat(chunks);
+/** The bytes of the blob `id` (known to be one), whole: for blobs of at most `maxBytes` only. */
+export async function readBlobBytes(repoPath: string, id: string, maxBytes: number): Promise<Buffer> {
+  const { stdout } = await runGitForBytes([`--git-dir=${repoPath}`, "cat-file", "blob", id], {
+    maxOutputBytes: maxBytes,
+  });
+  return stdout;
 }
 
 /**

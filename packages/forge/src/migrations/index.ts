@@ -8,6 +8,9 @@ import { loginThrottle } from "./0007_login_throttle.ts";
 import { issues } from "./0008_issues.ts";
 import { issueSearch } from "./0009_issue_search.ts";
 import { webhooks } from "./0010_webhooks.ts";
+import { commitStatuses } from "./0011_commit_statuses.ts";
+import { branchProtection } from "./0012_branch_protection.ts";
+import { forks } from "./0014_forks.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
 export const migrations: readonly NamedMigration[] = [
@@ -20,4 +23,7 @@ export const migrations: readonly NamedMigration[] = [
   issues,
   issueSearch,
   webhooks,
+  commitStatuses,
+  branchProtection,
+  forks,
 ];

@@ -66,6 +66,9 @@ export interface RepositoryQuery {
   isPrivate?: boolean;
   archived?: boolean;
   template?: boolean;
+  isFork?: boolean;
+  /** Only the forks of this repository. */
+  forkOf?: number;
   sort: "lower_name" | "created_at" | "updated_at" | "id";
   order: "asc" | "desc";
   offset: number;
@@ -178,6 +181,8 @@ export async function listRepositories(
   if (query.isPrivate !== undefined) selection = selection.where("is_private", "=", query.isPrivate);
   if (query.archived !== undefined) selection = selection.where("is_archived", "=", query.archived);
   if (query.template !== undefined) selection = selection.where("is_template", "=", query.template);
+  if (query.isFork !== undefined) selection = selection.where("is_fork", "=", query.isFork);
+  if (query.forkOf !== undefined) selection = selection.where("fork_id", "=", query.forkOf);
   if (query.keyword) {
     const keyword = query.keyword;
     selection = selection.where((eb) =>

@@ -75,15 +75,17 @@ export async function registerGitTransport(
             challenge(reply, error),
           );
           // A push needs a caller (authorizeGit refuses anonymous writes).
+          let env: Record<string, string> | undefined;
           if (service === "git-receive-pack" && caller) {
             const push = await startPush(database, storage, context, caller.account);
+            env = push.env;
             reply.raw.once("close", () => {
               notePush(database, storage, context, push).catch((error) =>
                 request.log.error({ err: error }, "after push"),
               );
             });
           }
-          return serveRpc(repositoryFilesPath(storage, context), service, request, reply);
+          return serveRpc(repositoryFilesPath(storage, context), service, request, reply, { env });
         },
       );
     }

@@ -36,6 +36,7 @@ export function startForgeSsh(
             : undefined;
         return {
           repoPath: repositoryFilesPath(storage, context),
+          env: push?.env,
           afterExit: async () => {
             if (push) await notePush(database, storage, context, push);
           },

@@ -75,6 +75,10 @@ export interface RepositoryTable {
   num_closed_pulls: Generated<number>;
   /** Moves on every change of the repository's issues (see listIssueRows). */
   issue_version: Generated<number>;
+  is_fork: Generated<Bool>;
+  /** The repository this one was forked from; null once that one is deleted. */
+  fork_id: Generated<number | null>;
+  num_forks: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */
@@ -285,6 +289,68 @@ export interface WebhookTable {
   updated_at: Time;
 }
 
+/** A branch protection rule (Gitea's protected_branch); the id lists are JSON arrays. */
+export interface BranchProtectionTable {
+  id: Generated<number>;
+  repo_id: number;
+  /** A branch name, or a glob over branch names. */
+  rule_name: string;
+  priority: Generated<number>;
+  required_approvals: Generated<number>;
+  protected_file_patterns: Generated<string>;
+  unprotected_file_patterns: Generated<string>;
+  can_push: Generated<Bool>;
+  enable_whitelist: Generated<Bool>;
+  whitelist_deploy_keys: Generated<Bool>;
+  can_force_push: Generated<Bool>;
+  enable_force_push_allowlist: Generated<Bool>;
+  force_push_allowlist_deploy_keys: Generated<Bool>;
+  enable_merge_whitelist: Generated<Bool>;
+  enable_status_check: Generated<Bool>;
+  enable_approvals_whitelist: Generated<Bool>;
+  block_on_rejected_reviews: Generated<Bool>;
+  block_on_official_review_requests: Generated<Bool>;
+  block_on_outdated_branch: Generated<Bool>;
+  dismiss_stale_approvals: Generated<Bool>;
+  ignore_stale_approvals: Generated<Bool>;
+  require_signed_commits: Generated<Bool>;
+  block_admin_merge_override: Generated<Bool>;
+  whitelist_user_ids: Generated<string>;
+  whitelist_team_ids: Generated<string>;
+  force_push_allowlist_user_ids: Generated<string>;
+  force_push_allowlist_team_ids: Generated<string>;
+  merge_whitelist_user_ids: Generated<string>;
+  merge_whitelist_team_ids: Generated<string>;
+  approvals_whitelist_user_ids: Generated<string>;
+  approvals_whitelist_team_ids: Generated<string>;
+  status_check_contexts: Generated<string>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A status a client reported on a commit (Gitea's CommitStatus); `index` numbers those of one commit. */
+export interface CommitStatusTable {
+  id: Generated<number>;
+  repo_id: number;
+  index: number;
+  sha: string;
+  state: string;
+  target_url: Generated<string>;
+  description: Generated<string>;
+  context: Generated<string>;
+  context_hash: string;
+  creator_id: number | null;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** The last index given to the statuses of one commit. */
+export interface CommitStatusIndexTable {
+  repo_id: number;
+  sha: string;
+  max_index: number;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -308,6 +374,9 @@ export interface ForgeTables {
   comment: CommentTable;
   reaction: ReactionTable;
   webhook: WebhookTable;
+  branch_protection: BranchProtectionTable;
+  commit_status: CommitStatusTable;
+  commit_status_index: CommitStatusIndexTable;
 }
 
 export const ACCOUNT_USER = 0;

@@ -12,6 +12,8 @@ type Token =
   | { kind: "char"; char: string }
   | { kind: "one" }
   | { kind: "any" }
+  // `**` where a separator is given: any run of characters, separators included.
+  | { kind: "super" }
   | { kind: "class"; negated: boolean; ranges: Array<[string, string]> };
 
 /** The patterns a `{a,b}` choice expands to; undefined when the pattern does not parse. */
@@ -60,15 +62,20 @@ function expand(pattern: string): string[] | undefined {
   return results;
 }
 
-function tokenize(pattern: string): Token[] | undefined {
+function tokenize(pattern: string, separator: string | undefined): Token[] | undefined {
   const tokens: Token[] = [];
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     if (c === "\\") {
       if (i + 1 >= pattern.length) return undefined;
       tokens.push({ kind: "char", char: pattern[++i] });
+    } else if (c === "*" && separator !== undefined && pattern[i + 1] === "*") {
+      i++;
+      if (tokens.at(-1)?.kind === "any") tokens.pop();
+      if (tokens.at(-1)?.kind !== "super") tokens.push({ kind: "super" });
     } else if (c === "*") {
-      if (tokens.at(-1)?.kind !== "any") tokens.push({ kind: "any" });
+      const last = tokens.at(-1)?.kind;
+      if (last !== "any" && last !== "super") tokens.push({ kind: "any" });
     } else if (c === "?") tokens.push({ kind: "one" });
     else if (c === "[") {
       const close = pattern.indexOf("]", i + 2);
@@ -92,23 +99,25 @@ function tokenize(pattern: string): Token[] | undefined {
   return tokens;
 }
 
-function step(token: Token, char: string): boolean {
+function step(token: Token, char: string, separator: string | undefined): boolean {
   switch (token.kind) {
     case "char":
       return token.char === char;
+    case "super":
+      return true;
     case "one":
     case "any":
-      return true;
+      return char !== separator;
     case "class":
       return token.ranges.some(([low, high]) => char >= low && char <= high) !== token.negated;
   }
 }
 
-function matches(tokens: Token[], text: string): boolean {
+function matches(tokens: Token[], text: string, separator: string | undefined): boolean {
   // reached[i]: the first i tokens match the text read so far; `*` also matches nothing, so a
   // position before one reaches the position after it.
   const close = (reached: Uint8Array) => {
-    for (let i = 0; i < tokens.length; i++) if (reached[i] && tokens[i].kind === "any") reached[i + 1] = 1;
+    for (let i = 0; i < tokens.length; i++) if (reached[i] && repeats(tokens[i])) reached[i + 1] = 1;
     return reached;
   };
   let reached = close(new Uint8Array(tokens.length + 1).fill(1, 0, 1));
@@ -116,8 +125,8 @@ function matches(tokens: Token[], text: string): boolean {
     const next = new Uint8Array(tokens.length + 1);
     let any = false;
     for (let i = 0; i < tokens.length; i++) {
-      if (!reached[i] || !step(tokens[i], char)) continue;
-      next[tokens[i].kind === "any" ? i : i + 1] = 1;
+      if (!reached[i] || !step(tokens[i], char, separator)) continue;
+      next[repeats(tokens[i]) ? i : i + 1] = 1;
       any = true;
     }
     if (!any) return false;
@@ -126,16 +135,24 @@ function matches(tokens: Token[], text: string): boolean {
   return reached[tokens.length] === 1;
 }
 
+function repeats(token: Token): boolean {
+  return token.kind === "any" || token.kind === "super";
+}
+
 export interface BranchFilter {
   matches(branch: string): boolean;
 }
 
-/** The compiled filter, or undefined when the pattern is not a glob Gitea would accept. */
-export function compileBranchFilter(pattern: string): BranchFilter | undefined {
+/**
+ * The compiled filter, or undefined when the pattern is not a glob Gitea would accept. With a
+ * separator (branch protection rules compile theirs with `/`), `*` and `?` stop at it and `**`
+ * crosses it.
+ */
+export function compileBranchFilter(pattern: string, separator?: string): BranchFilter | undefined {
   if (pattern.length > MAX_BRANCH_FILTER) return undefined;
-  if (pattern === "" || pattern === "*") return { matches: () => true };
-  const alternatives = expand(pattern)?.map(tokenize);
+  if (pattern === "" || (pattern === "*" && separator === undefined)) return { matches: () => true };
+  const alternatives = expand(pattern)?.map((alternative) => tokenize(alternative, separator));
   if (!alternatives || alternatives.some((tokens) => tokens === undefined)) return undefined;
   const compiled = alternatives as Token[][];
-  return { matches: (branch) => compiled.some((tokens) => matches(tokens, branch)) };
+  return { matches: (branch) => compiled.some((tokens) => matches(tokens, branch, separator)) };
 }

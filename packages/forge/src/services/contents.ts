@@ -1,4 +1,4 @@
-import { Conflict, Invalid, NotFound, readBool } from "@anvil/core";
+import { Conflict, Forbidden, Invalid, NotFound, readBool } from "@anvil/core";
 import {
   type Commit,
   commitFiles,
@@ -11,7 +11,7 @@ import {
   listDirectory,
   type NewSignature,
   type ResolvedRef,
-  readBlob,
+  readBlobBytes,
   readCommits,
   readSmallBlobs,
   resolveRef,
@@ -25,7 +25,8 @@ import {
 import type { AccountRow } from "../repositories/accounts.ts";
 import { hooksHearing } from "../repositories/webhooks.ts";
 import { ACCESS_READ, ACCESS_WRITE } from "./access.ts";
-import type { ForgeDatabase } from "./accounts.ts";
+import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { canPush, protectionFor } from "./branch-protection.ts";
 import { KeptAnswers } from "./kept.ts";
 import {
   noteRefChanges,
@@ -144,7 +145,7 @@ async function readContents(repoPath: string, resolved: ResolvedRef, path: strin
     const [lastCommit, bytes, submodules] = await Promise.all([
       lastCommitOf(repoPath, resolved.commit, path),
       entry.type === "blob" && entry.size <= MAX_INLINE_BLOB_BYTES
-        ? readBlob(repoPath, entry.id, MAX_INLINE_BLOB_BYTES)
+        ? readBlobBytes(repoPath, entry.id, MAX_INLINE_BLOB_BYTES)
         : undefined,
       submodulesOf(repoPath, resolved.commit, [entry]),
     ]);
@@ -233,7 +234,7 @@ async function smallBlob(repoPath: string, entry: TreeEntry): Promise<Buffer | u
   if (entry.size > SMALL_BLOB_BYTES) return undefined;
   const kept = keptBlobs.get(entry.id);
   if (kept) return kept;
-  const bytes = await readBlob(repoPath, entry.id, SMALL_BLOB_BYTES);
+  const bytes = await readBlobBytes(repoPath, entry.id, SMALL_BLOB_BYTES);
   keptBlobs.keep(entry.id, bytes, bytes.length + 64);
   return bytes;
 }
@@ -461,6 +462,10 @@ export async function changeFiles(
   const newBranch = options.newBranch || oldBranch;
   if (!isBranchName(oldBranch)) throw new Invalid("[BranchName]: GitRefName");
   if (!isBranchName(newBranch)) throw new Invalid("[NewBranchName]: GitRefName");
+  // Gitea's CanWriteToBranch: a protected target takes the change only from those who may push to it.
+  const rule = await protectionFor(database.db, context.repository.id, newBranch);
+  if (rule && !isAdmin(doer) && !(await canPush(database.db, rule, doer, context.permission)))
+    throw new Forbidden("user should have a permission to write to the target branch");
   const prepared = prepare(options.files);
   const checked = pathsChecked(prepared);
   // They all reach one `git ls-tree` as arguments, which the kernel bounds.
@@ -542,13 +547,16 @@ async function changedFiles(
       const entry = change.file.operation === "delete" ? undefined : entries.get(change.path);
       if (!entry) return undefined;
       const bytes =
-        written.get(change.path)?.content ?? (await readBlob(repoPath, entry.id, MAX_INLINE_BLOB_BYTES));
+        written.get(change.path)?.content ??
+        (entry.size <= MAX_INLINE_BLOB_BYTES
+          ? await readBlobBytes(repoPath, entry.id, MAX_INLINE_BLOB_BYTES)
+          : undefined);
       const symlink = entry.mode === SYMLINK;
       return {
         entry,
         lastCommit,
         content: symlink ? undefined : bytes,
-        target: symlink ? bytes.toString("utf8") : undefined,
+        target: symlink ? bytes?.toString("utf8") : undefined,
       };
     }),
   );

@@ -1,5 +1,5 @@
 import { NotFound } from "@anvil/core";
-import { readBlob, treeEntry } from "../git/index.ts";
+import { readBlobBytes, treeEntry } from "../git/index.ts";
 import { readRef } from "./contents.ts";
 import { type RepositoryContext, repositoryFilesPath, requireUnit, type Storage } from "./repositories.ts";
 
@@ -163,7 +163,7 @@ export async function editorconfigFor(
   const entry = await treeEntry(repoPath, resolved.commit, ".editorconfig");
   if (entry?.type !== "blob") throw new NotFound("object does not exist [id: , rel_path: .editorconfig]");
   const text = (
-    await readBlob(repoPath, entry.id, MAX_EDITORCONFIG_BYTES).catch(() => Buffer.alloc(0))
+    await readBlobBytes(repoPath, entry.id, MAX_EDITORCONFIG_BYTES).catch(() => Buffer.alloc(0))
   ).toString("utf8");
   const merged = new Map<string, string>();
   for (const section of parse(text)) {

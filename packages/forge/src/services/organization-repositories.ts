@@ -15,27 +15,38 @@ import { createRepository, type NewRepository, type Storage } from "./repositori
 import { canCreateOrgRepo, roleIn } from "./teams.ts";
 
 /**
- * Creates a repository in an organization, for its owners, site admins and members of a team that
- * may create repositories; as in Gitea, such teams that do not include every repository are given
- * the new one, so their members reach what they made.
+ * Makes a repository in an organization (with `create`), for its owners, site admins and members
+ * of a team that may create repositories; as in Gitea, such teams that do not include every
+ * repository are given the new one, so their members reach what they made.
  */
-export async function createOrganizationRepository(
+export async function createInOrganization(
+  database: ForgeDatabase,
+  org: AccountRow,
+  doer: AccountRow,
+  create: () => Promise<RepositoryRow>,
+  refusal = "Given user is not allowed to create repository in organization.",
+): Promise<RepositoryRow> {
+  const role = await roleIn(database, org.id, doer);
+  const creatingTeams = role.teams.filter(canCreateOrgRepo);
+  if (!isAdmin(doer) && !role.owner && creatingTeams.length === 0) throw new Forbidden(refusal);
+  const repository = await create();
+  for (const team of creatingTeams) {
+    if (!readBool(team.includes_all_repositories))
+      await addTeamRepository(database.db, team.id, repository.id);
+  }
+  return repository;
+}
+
+export function createOrganizationRepository(
   database: ForgeDatabase,
   storage: Storage,
   org: AccountRow,
   doer: AccountRow,
   input: NewRepository,
 ): Promise<RepositoryRow> {
-  const role = await roleIn(database, org.id, doer);
-  const creatingTeams = role.teams.filter(canCreateOrgRepo);
-  if (!isAdmin(doer) && !role.owner && creatingTeams.length === 0)
-    throw new Forbidden("Given user is not allowed to create repository in organization.");
-  const repository = await createRepository(database, storage, org, doer, input);
-  for (const team of creatingTeams) {
-    if (!readBool(team.includes_all_repositories))
-      await addTeamRepository(database.db, team.id, repository.id);
-  }
-  return repository;
+  return createInOrganization(database, org, doer, () =>
+    createRepository(database, storage, org, doer, input),
+  );
 }
 
 /** The team's repositories; only the public ones for a `public-only` token. */

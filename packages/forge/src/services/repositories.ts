@@ -21,6 +21,7 @@ import {
   setDefaultBranch,
 } from "../git/index.ts";
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
+import { countFork } from "../repositories/forks.ts";
 import {
   findRepository,
   findRepositoryById,
@@ -39,6 +40,7 @@ import {
   repositoryPermission,
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { pushEnvironment } from "./branch-protection.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
@@ -292,14 +294,17 @@ export async function deleteRepository(
   requireAccess(context, ACCESS_OWNER);
   const location = { owner: context.owner.name, name: context.repository.name };
   // The payload's repository is read in the transaction, before its row goes.
-  await removeRepository(database, storage, context.repository.id, location, (trx) =>
-    queueRepositoryEvent(trx, {
+  const forkOf = context.repository.fork_id;
+  await removeRepository(database, storage, context.repository.id, location, async (trx) => {
+    await queueRepositoryEvent(trx, {
       repoId: context.repository.id,
       senderId: doer.id,
       type: "repository",
       fields: { action: "deleted" },
-    }),
-  );
+    });
+    // Its own forks keep their objects (hard-linked copies) and lose their parent by the foreign key.
+    if (forkOf !== null) await countFork(trx, forkOf, -1);
+  });
 }
 
 /** What a push changes in the repository's row: whether it has any ref, and its default branch. */
@@ -328,9 +333,14 @@ async function emptinessChanges(
 export interface PushStart {
   pusher: AccountRow;
   before?: Map<string, string>;
+  /** receive-pack's extra environment: the branch protection it applies (see pushEnvironment). */
+  env: Record<string, string>;
 }
 
-/** Reads the tips a push starts from; call it before receive-pack runs. */
+/**
+ * Reads the tips a push starts from and decides what the pusher may do to protected branches;
+ * call it before receive-pack runs, and run receive-pack with the `env` it answers.
+ */
 export async function startPush(
   database: ForgeDatabase,
   storage: Storage,
@@ -338,7 +348,11 @@ export async function startPush(
   pusher: AccountRow,
 ): Promise<PushStart> {
   const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
-  return { pusher, before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined };
+  return {
+    pusher,
+    before: heard ? await refTips(repositoryFilesPath(storage, context)) : undefined,
+    env: await pushEnvironment(database.db, context, pusher),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   placeRepository,
   type RepositoryName,
   repositoryPath,
+  stageClone,
   stageRepository,
   writeRepositoryRowId,
 } from "../git/index.ts";
@@ -22,6 +23,8 @@ import type { Storage } from "./repositories.ts";
 
 export interface NewBareRepository {
   defaultBranch: string;
+  /** The repository to copy (a fork's parent); without it, the repository starts empty. */
+  copyOf?: RepositoryName;
   /** Writes the first content (auto-init) while the repository is still out of sight. */
   fill?: (repoPath: string) => Promise<void>;
 }
@@ -39,7 +42,11 @@ export async function storeNewRepository<T extends { id: number }>(
   insert: (trx: Kysely<ForgeTables>) => Promise<T>,
 ): Promise<T> {
   const path = repositoryPath(storage.root, target.owner, target.name);
-  const staged = await stageRepository(storage.root, { defaultBranch: build.defaultBranch });
+  const staged = build.copyOf
+    ? await stageClone(storage.root, repositoryPath(storage.root, build.copyOf.owner, build.copyOf.name), {
+        defaultBranch: build.defaultBranch,
+      })
+    : await stageRepository(storage.root, { defaultBranch: build.defaultBranch });
   let placed = false;
   try {
     await build.fill?.(staged);

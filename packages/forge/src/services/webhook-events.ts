@@ -28,7 +28,10 @@ export type HookEventType =
   | "issue_assign"
   | "issue_label"
   | "issue_milestone"
-  | "issue_comment";
+  | "issue_comment"
+  | "fork"
+  | "release"
+  | "status";
 
 /** A change to a repository that its hooks (and its owner's, and the system's) hear of. */
 export interface RepositoryEvent {
@@ -135,10 +138,42 @@ async function queueMessage(
   noteQueuedDeliveries();
 }
 
-/** The repository as its owner sees it, as Gitea puts it into every payload. */
-async function repositoryJson(trx: Kysely<ForgeTables>, repository: RepositoryRow, owner: AccountRow) {
+/** The repository as its owner sees it, as Gitea puts it into every payload (a fork with its parent). */
+async function repositoryJson(
+  trx: Kysely<ForgeTables>,
+  repository: RepositoryRow,
+  owner: AccountRow,
+): Promise<ReturnType<typeof toApiRepository>> {
   const topics = await topicsOfRepository(trx, repository.id);
-  return toApiRepository(repository, owner, owner, { mode: ACCESS_OWNER }, webhookUrls(trx), topics);
+  const parent = repository.fork_id === null ? undefined : await findRepositoryById(trx, repository.fork_id);
+  const parentOwner = parent && (await findAccountById(trx, parent.owner_id));
+  const parentJson =
+    parent && parentOwner
+      ? toApiRepository(
+          parent,
+          parentOwner,
+          parentOwner,
+          { mode: ACCESS_OWNER },
+          webhookUrls(trx),
+          await topicsOfRepository(trx, parent.id),
+        )
+      : null;
+  return toApiRepository(
+    repository,
+    owner,
+    owner,
+    { mode: ACCESS_OWNER },
+    webhookUrls(trx),
+    topics,
+    parentJson,
+  );
+}
+
+/** A repository by id as payloads show it (a fork's `forkee`…); undefined when it is gone. */
+export async function repositoryPayload(trx: Kysely<ForgeTables>, id: number) {
+  const repository = await findRepositoryById(trx, id);
+  const owner = repository && (await findAccountById(trx, repository.owner_id));
+  return repository && owner ? repositoryJson(trx, repository, owner) : undefined;
 }
 
 function senderJson(trx: Kysely<ForgeTables>, sender: AccountRow) {
@@ -171,7 +206,8 @@ export async function queueRepositoryEvent(trx: Kysely<ForgeTables>, event: Repo
   if (!owner || !sender) return;
   const payload: Record<string, unknown> = {
     ...event.fields,
-    repository: await repositoryJson(trx, repository, owner),
+    // A fork's payload names another repository `repository` (see queueForkEvents).
+    repository: event.fields.repository ?? (await repositoryJson(trx, repository, owner)),
     sender: senderJson(trx, sender),
   };
   if (event.type === "repository" && owner.type === ACCOUNT_ORGANIZATION)

@@ -120,6 +120,9 @@ interface PayloadView {
   issue?: { number?: number; title?: string; html_url?: string };
   comment?: { body?: string; html_url?: string };
   hook_id?: number;
+  context?: string;
+  description?: string;
+  target_url?: string;
 }
 
 function shortRef(ref: string | undefined): string {
@@ -167,6 +170,12 @@ function summary(
         title: `${where}New comment on issue #${view.issue?.number ?? ""} ${view.issue?.title ?? ""} by ${by}`,
         url: view.comment?.html_url ?? view.issue?.html_url ?? repoUrl,
         lines: view.comment?.body ? [view.comment.body] : [],
+      };
+    case "status":
+      return {
+        title: `${where}Commit Status changed: ${view.context ?? ""} - ${view.description ?? ""}`,
+        url: view.target_url || repoUrl,
+        lines: [],
       };
     default:
       return {

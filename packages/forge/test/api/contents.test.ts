@@ -670,6 +670,40 @@ forEachForge(
       assert.equal(await headOf("files"), before);
     });
 
+    test("a protected branch takes API changes only from those who may push to it", async () => {
+      await createRepo(cast.alice, "guarded");
+      const rule = await call<{ rule_name: string }>(
+        cast.alice,
+        "POST",
+        "/repos/alice/guarded/branch_protections",
+        {
+          rule_name: "main",
+          enable_push: false,
+        },
+      );
+      assert.equal(rule.status, 201, JSON.stringify(rule.body));
+      const before = await headOf("guarded");
+      const refused = await call(cast.alice, "POST", "/repos/alice/guarded/contents/x.txt", {
+        content: b64("x"),
+      });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.message, "user should have a permission to write to the target branch");
+      assert.equal(await headOf("guarded"), before);
+      const elsewhere = await call(cast.alice, "POST", "/repos/alice/guarded/contents/x.txt", {
+        content: b64("x"),
+        new_branch: "side",
+      });
+      assert.equal(elsewhere.status, 201, "a new branch the rule does not cover takes it");
+      const edited = await call(cast.alice, "PATCH", "/repos/alice/guarded/branch_protections/main", {
+        enable_push: true,
+      });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const allowed = await call(cast.alice, "POST", "/repos/alice/guarded/contents/x.txt", {
+        content: b64("x"),
+      });
+      assert.equal(allowed.status, 201);
+    });
+
     test("the first file of an empty repository makes its default branch", async () => {
       const made = await call(cast.alice, "POST", "/user/repos", { name: "blank" });
       assert.equal(made.status, 201);

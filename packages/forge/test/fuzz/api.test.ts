@@ -36,6 +36,14 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
     ok(team, "team");
     ok(await api(forge.url, "PUT", "/repos/root/fuzzrepo/topics/fuzz", { token }), "topic");
     ok(
+      await api(forge.url, "POST", "/repos/root/fuzzrepo/branch_protections", {
+        token,
+        body: { rule_name: "main" },
+      }),
+      "branch protection",
+    );
+    ok(await api(forge.url, "POST", "/repos/root/fuzzrepo/tags", { token, body: { tag_name: "v1" } }), "tag");
+    ok(
       await api(forge.url, "PUT", "/repos/root/fuzzrepo/collaborators/fuzzvictim", { token, body: {} }),
       "collaborator",
     );
@@ -139,6 +147,9 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       delivery: ["1"],
       topic: ["fuzz"],
       branch: ["main"],
+      name: ["main"],
+      // The tail of a branch or tag path (names with slashes).
+      "*": ["main", "v1"],
       token: ["1"],
     });
   });

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { freePort } from "@anvil/core/testing";
 import { webhookInstalled } from "./harness/harness.ts";
 import { fixturesDir } from "./harness/pair.ts";
 import { anvilCommand, type ServerCommand, webhookCommand } from "./harness/servers.ts";
@@ -36,7 +37,10 @@ const lastLines = (count: number) => (text: string) =>
     .join("\n");
 
 const hooks = path.join(fixturesDir, "routing-more.yaml");
-const port = String(20_000 + Math.floor(Math.random() * 40_000));
+/** Stands for a port each program gets of its own: run together, they must not race for one. */
+const port = "<port>";
+const withPorts = async (args: string[]) =>
+  Promise.all(args.map(async (arg) => (arg === port ? String(await freePort()) : arg)));
 const noHooks =
   "[webhook] <time> couldn't load any hooks from file!\n" +
   "aborting webhook execution since the -verbose flag is set to false.\n" +
@@ -172,8 +176,8 @@ if (webhookInstalled(title)) {
     for (const c of cases) {
       test(c.name, async () => {
         const [webhook, anvil] = await Promise.all([
-          runProgram(webhookCommand(), c.args),
-          c.anvilDiffers ? undefined : runProgram(anvilCommand(), c.args),
+          runProgram(webhookCommand(), await withPorts(c.args)),
+          c.anvilDiffers ? undefined : runProgram(anvilCommand(), await withPorts(c.args)),
         ]);
         assert.deepEqual(comparable(webhook, c), c.want, "webhook (the case itself is wrong)");
         if (anvil)

@@ -6,10 +6,15 @@ import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
+import { registerBranches } from "./branches.ts";
 import { registerComments } from "./comments.ts";
+import { registerCommitStatuses } from "./commit-statuses.ts";
+import { registerCommits } from "./commits.ts";
 import { registerContents } from "./contents.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
+import { registerForks } from "./forks.ts";
+import { registerGitData } from "./git-data.ts";
 import { registerGogsAdmin } from "./gogs-admin.ts";
 import { registerHooks } from "./hooks.ts";
 import { registerIssues } from "./issues.ts";
@@ -141,6 +146,9 @@ export async function registerApiV1(
       registerGogsAdmin(context);
       registerRepos(context);
       registerRepoParts(context);
+      registerCommits(context);
+      registerGitData(context);
+      registerCommitStatuses(context);
       registerContents(context);
       registerTransfers(context);
       registerOrgRepos(context);
@@ -151,6 +159,8 @@ export async function registerApiV1(
       registerComments(context);
       registerReactions(context);
       registerSubscriptions(context);
+      registerForks(context);
+      registerBranches(context);
     },
     { prefix: "/api/v1" },
   );

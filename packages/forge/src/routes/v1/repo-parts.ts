@@ -1,22 +1,18 @@
-import { Invalid, NotFound } from "@anvil/core";
-import type { FastifyRequest } from "fastify";
+import { NotFound } from "@anvil/core";
 import { Type } from "typebox";
-import { toApiBranch, toApiCommit } from "../../convert/commit.ts";
+import { toApiBranch } from "../../convert/commit.ts";
 import { toApiUser } from "../../convert/user.ts";
-import { NOT_FOUND_MESSAGE } from "../../errors.ts";
-import {
-  type Branch,
-  type Commit,
-  getBranch,
-  getCommit,
-  isBranchName,
-  listBranches,
-  listCommits,
-} from "../../git/index.ts";
+import { type Branch, type Commit, getBranch, listBranches } from "../../git/index.ts";
 import { type AccountRow, findUsersByEmails } from "../../repositories/accounts.ts";
 import { AddCollaboratorOption, RepoParams, RepoTopicOptions, RepoUserParams } from "../../schemas/repos.ts";
-import { ACCESS_READ, ACCESS_WRITE, accessName, accessTo } from "../../services/access.ts";
+import { ACCESS_READ, accessName } from "../../services/access.ts";
 import type { ForgeDatabase } from "../../services/accounts.ts";
+import {
+  branchProtectionView,
+  firstMatchingRule,
+  protectionFor,
+  protectionRules,
+} from "../../services/branch-protection.ts";
 import {
   addCollaborator,
   collaboratorAccess,
@@ -35,17 +31,10 @@ import { type ApiContext, paged, sendPage, signedIn } from "./context.ts";
 import { requestedRepository } from "./repos.ts";
 
 const TopicParams = Type.Object({ owner: Type.String(), repo: Type.String(), topic: Type.String() });
-const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), branch: Type.String() });
-const CommitParams = Type.Object({ owner: Type.String(), repo: Type.String(), sha: Type.String() });
-const CommitsQuery = Type.Object({
-  sha: Type.Optional(Type.String()),
-  path: Type.Optional(Type.String()),
-  page: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.String()),
-});
+const BranchParams = Type.Object({ owner: Type.String(), repo: Type.String(), "*": Type.String() });
 
 /** The forge users the commits' author and committer e-mail addresses name. */
-async function commitUsers(
+export async function commitUsers(
   database: ForgeDatabase,
   commits: Commit[],
 ): Promise<(email: string) => AccountRow | undefined> {
@@ -65,26 +54,7 @@ async function usernamesOf(database: ForgeDatabase, branches: Branch[]): Promise
   return (email) => userOf(email)?.name ?? "";
 }
 
-/** Renders commits as Gitea does, with the forge users their author and committer e-mails name. */
-async function commitRenderer(
-  database: ForgeDatabase,
-  commits: Commit[],
-  fullName: string,
-  request: FastifyRequest,
-): Promise<(commit: Commit) => ReturnType<typeof toApiCommit>> {
-  const userOf = await commitUsers(database, commits);
-  const apiUser = (email: string) => {
-    const account = userOf(email);
-    return account && toApiUser(account, request.caller?.account, request.rootUrl);
-  };
-  return (commit) =>
-    toApiCommit(commit, fullName, request.rootUrl, {
-      author: apiUser(commit.author.email),
-      committer: apiUser(commit.committer.email),
-    });
-}
-
-/** Collaborators, topics, branches and commits of a repository. */
+/** Collaborators, topics and branches of a repository. */
 export function registerRepoParts(context: ApiContext): void {
   const { app, database, storage } = context;
   const repo = { config: { scope: "repository" as const } };
@@ -221,76 +191,41 @@ export function registerRepoParts(context: ApiContext): void {
       const page = await listBranches(repositoryFilesPath(storage, found), window);
       const fullName = `${found.owner.name}/${found.repository.name}`;
       const usernameOf = await usernamesOf(database, page.branches);
-      return sendPage(request, reply, window, { rows: page.branches, total: page.total }, (branch) =>
-        toApiBranch(
-          branch,
-          fullName,
-          request.rootUrl,
-          accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
-          usernameOf,
+      const rules = await protectionRules(database.db, found.repository.id);
+      const views = await Promise.all(
+        page.branches.map((branch) =>
+          branchProtectionView(
+            database.db,
+            firstMatchingRule(rules, branch.name),
+            request.caller?.account,
+            found.permission,
+          ),
         ),
+      );
+      const rows = page.branches.map((branch, i) => ({ branch, view: views[i] }));
+      return sendPage(request, reply, window, { rows, total: page.total }, ({ branch, view }) =>
+        toApiBranch(branch, fullName, request.rootUrl, view, usernameOf),
       );
     },
   );
 
   app.get(
-    "/repos/:owner/:repo/branches/:branch",
+    "/repos/:owner/:repo/branches/*",
     { ...repo, schema: { params: BranchParams } },
     async (request) => {
       const found = await requestedRepository(database, request.params, request);
       requireUnit(found, "repo.code", ACCESS_READ);
-      const branch = await getBranch(repositoryFilesPath(storage, found), request.params.branch);
-      if (!branch) throw new NotFound(`branch does not exist [name: ${request.params.branch}]`);
+      const name = request.params["*"];
+      const branch = await getBranch(repositoryFilesPath(storage, found), name);
+      if (!branch) throw new NotFound(`branch does not exist [name: ${name}]`);
+      const rule = await protectionFor(database.db, found.repository.id, name);
       return toApiBranch(
         branch,
         `${found.owner.name}/${found.repository.name}`,
         request.rootUrl,
-        accessTo(found.permission, "repo.code") >= ACCESS_WRITE,
+        await branchProtectionView(database.db, rule, request.caller?.account, found.permission),
         await usernamesOf(database, [branch]),
       );
-    },
-  );
-
-  app.get(
-    "/repos/:owner/:repo/commits",
-    { ...repo, schema: { params: RepoParams, querystring: CommitsQuery } },
-    async (request, reply) => {
-      const found = await requestedRepository(database, request.params, request);
-      requireUnit(found, "repo.code", ACCESS_READ);
-      const window = paged(context, request);
-      const page = await listCommits(repositoryFilesPath(storage, found), {
-        ref: request.query.sha || undefined,
-        path: request.query.path || undefined,
-        page: window.page,
-        limit: window.limit,
-      });
-      const pageCount = Math.max(1, Math.ceil(page.total / window.limit));
-      // Gitea's own paging headers for commits, besides Link and X-Total-Count.
-      reply.headers({
-        "x-page": String(window.page),
-        "x-perpage": String(window.limit),
-        "x-total": String(page.total),
-        "x-pagecount": String(pageCount),
-        "x-hasmore": String(window.page < pageCount),
-      });
-      const fullName = `${found.owner.name}/${found.repository.name}`;
-      const toApi = await commitRenderer(database, page.commits, fullName, request);
-      return sendPage(request, reply, window, { rows: page.commits, total: page.total }, toApi);
-    },
-  );
-
-  app.get(
-    "/repos/:owner/:repo/git/commits/:sha",
-    { ...repo, schema: { params: CommitParams } },
-    async (request) => {
-      const found = await requestedRepository(database, request.params, request);
-      requireUnit(found, "repo.code", ACCESS_READ);
-      const { sha } = request.params;
-      if (!isBranchName(sha)) throw new Invalid(`no valid ref or sha: ${sha}`);
-      const commit = await getCommit(repositoryFilesPath(storage, found), sha);
-      if (!commit) throw new NotFound(NOT_FOUND_MESSAGE);
-      const fullName = `${found.owner.name}/${found.repository.name}`;
-      return (await commitRenderer(database, [commit], fullName, request))(commit);
     },
   );
 }

@@ -16,6 +16,7 @@ import { UsernameParams } from "../../schemas/users.ts";
 import { permissionKey, repositoriesPermission, repositoryPermission } from "../../services/access.ts";
 import { checkVisible, getAccount, getUser, isAdmin } from "../../services/accounts.ts";
 import type { Caller } from "../../services/auth.ts";
+import { visibleParents } from "../../services/forks.ts";
 import {
   createRepository,
   deleteRepository,
@@ -83,21 +84,33 @@ export async function renderRepositoryFor(
   return renderRepository(context, request, { repository, owner, permission });
 }
 
-/** A repository as the API shows it to the request's caller, from its topic rows. */
-function repositoryAnswer(
-  context: ApiContext,
-  request: FastifyRequest,
-  found: RepositoryContext,
-  topics: readonly { name: string }[],
-) {
-  return toApiRepository(
-    found.repository,
-    found.owner,
-    request.caller?.account,
-    found.permission,
-    cloneUrls(context, request),
-    topics.map((row) => row.name),
+/** A fork's parent as the request's caller may see it, with its topic rows; undefined otherwise. */
+async function parentOf(context: ApiContext, request: FastifyRequest, repository: RepositoryRow) {
+  if (repository.fork_id === null) return undefined;
+  const parent = (await visibleParents(context.database, [repository], request.caller?.account)).get(
+    repository.id,
   );
+  return (
+    parent && { ...parent, topics: await topicRowsOfRepository(context.database.db, parent.repository.id) }
+  );
+}
+
+type Shown = RepositoryContext & { topics: readonly { name: string }[] };
+
+/** A repository as the API shows it to the request's caller, from its topic rows (and its parent's). */
+function repositoryAnswer(context: ApiContext, request: FastifyRequest, found: Shown, parent?: Shown) {
+  const urls = cloneUrls(context, request);
+  const render = (shown: Shown, parentJson: object | null) =>
+    toApiRepository(
+      shown.repository,
+      shown.owner,
+      request.caller?.account,
+      shown.permission,
+      urls,
+      shown.topics.map((row) => row.name),
+      parentJson,
+    );
+  return render(found, parent ? render(parent, null) : null);
 }
 
 export async function renderRepository(
@@ -105,8 +118,11 @@ export async function renderRepository(
   request: FastifyRequest,
   found: RepositoryContext,
 ) {
-  const topics = await topicRowsOfRepository(context.database.db, found.repository.id);
-  return repositoryAnswer(context, request, found, topics);
+  const [topics, parent] = await Promise.all([
+    topicRowsOfRepository(context.database.db, found.repository.id),
+    parentOf(context, request, found.repository),
+  ]);
+  return repositoryAnswer(context, request, { ...found, topics }, parent);
 }
 
 // GET /repos/{owner}/{repo} is the forge's most frequent call, and most of its cost was rendering
@@ -121,12 +137,16 @@ async function sendRepository(
   reply: FastifyReply,
   found: RepositoryContext,
 ) {
-  const topics = await topicRowsOfRepository(context.database.db, found.repository.id);
+  const [topics, parent] = await Promise.all([
+    topicRowsOfRepository(context.database.db, found.repository.id),
+    parentOf(context, request, found.repository),
+  ]);
+  const parentRows = parent ? [parent.repository, parent.owner, parent.topics] : [];
   const answer = repositoryAnswers.get(
-    [found.repository, found.owner, request.caller?.account ?? ANONYMOUS, topics],
+    [found.repository, found.owner, request.caller?.account ?? ANONYMOUS, topics, ...parentRows],
     // The rest of what the answer depends on: the access, and the root URL and SSH port in its URLs.
-    `${permissionKey(found.permission)} ${request.rootUrl.href} ${context.sshPort}`,
-    () => JSON.stringify(repositoryAnswer(context, request, found, topics)),
+    `${permissionKey(found.permission)} ${parent ? permissionKey(parent.permission) : "-"} ${request.rootUrl.href} ${context.sshPort}`,
+    () => JSON.stringify(repositoryAnswer(context, request, { ...found, topics }, parent)),
   );
   return reply.type("application/json; charset=utf-8").send(answer);
 }
@@ -145,17 +165,28 @@ export async function renderRepositories(
     repository,
     owner: owners.get(repository.owner_id) as AccountRow,
   }));
-  const [permissions, topics] = await Promise.all([
+  const [permissions, parents] = await Promise.all([
     repositoriesPermission(context.database, pairs, viewer),
-    topicsOf(
-      context.database.db,
-      rows.map((row) => row.id),
-    ),
+    visibleParents(context.database, rows, viewer),
+  ]);
+  const topics = await topicsOf(context.database.db, [
+    ...new Set([...rows.map((row) => row.id), ...[...parents.values()].map((p) => p.repository.id)]),
   ]);
   const urls = cloneUrls(context, request);
-  return pairs.map(({ repository, owner }, i) =>
-    toApiRepository(repository, owner, viewer, permissions[i], urls, topics.get(repository.id) ?? []),
-  );
+  const render = (shown: RepositoryContext, parent: object | null) =>
+    toApiRepository(
+      shown.repository,
+      shown.owner,
+      viewer,
+      shown.permission,
+      urls,
+      topics.get(shown.repository.id) ?? [],
+      parent,
+    );
+  return pairs.map((pair, i) => {
+    const parent = parents.get(pair.repository.id);
+    return render({ ...pair, permission: permissions[i] }, parent ? render(parent, null) : null);
+  });
 }
 
 /** A page of repositories as a list route answers it: paged, rendered, with Link and X-Total-Count. */
@@ -260,8 +291,8 @@ export function registerRepos(context: ApiContext): void {
     if (query.mode !== undefined && !SEARCH_MODES.has(query.mode))
       throw new Invalid(`Invalid search mode: "${query.mode}"`);
     const window = paged(context, request);
-    // There are no forks or mirrors: asking only for them finds nothing.
-    const none = query.mode === "fork" || query.mode === "mirror";
+    // There are no mirrors: asking only for them finds nothing.
+    const none = query.mode === "mirror";
     const page = none
       ? { rows: [], total: 0 }
       : await listRepositories(database.db, database.dialect, {
@@ -273,6 +304,7 @@ export function registerRepos(context: ApiContext): void {
           isPrivate: query.is_private,
           archived: query.archived,
           template: query.template,
+          isFork: query.mode === "fork" ? true : query.mode === "source" ? false : undefined,
           sort: SORT_COLUMNS[sort as keyof typeof SORT_COLUMNS],
           order,
           offset: window.offset,
