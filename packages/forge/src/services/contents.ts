@@ -23,13 +23,12 @@ import {
   treePathProblem,
 } from "../git/index.ts";
 import type { AccountRow } from "../repositories/accounts.ts";
-import { hooksHearing } from "../repositories/webhooks.ts";
 import { ACCESS_READ, ACCESS_WRITE } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { canPush, protectionFor } from "./branch-protection.ts";
 import { KeptAnswers } from "./kept.ts";
 import {
-  noteRefChanges,
+  announceRefChanges,
   type RepositoryContext,
   repositoryFilesPath,
   requireUnit,
@@ -510,11 +509,8 @@ export async function changeFiles(
       expected,
     });
     if (made === undefined) continue;
-    const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
-    const tips = heard
-      ? { before: new Map(expected ? [[ref, expected]] : []), after: new Map([[ref, made]]) }
-      : undefined;
-    await noteRefChanges(database, storage, context, doer, tips);
+    const before = new Map(expected ? [[ref, expected]] : []);
+    await announceRefChanges(database, repoPath, context, doer, before, new Map([[ref, made]]));
     return changedFiles(repoPath, made, newBranch, prepared, writes);
   }
   throw new Conflict(`branch ${newBranch} kept moving while the change was made: try again`);

@@ -368,21 +368,33 @@ export async function notePush(
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
   const tips = push.before && { before: push.before, after: await refTips(path) };
-  await noteRefChanges(database, storage, context, push.pusher, tips);
+  await noteRefChanges(database, path, context, push.pusher, tips);
 }
 
 /**
- * What notePush does, for ref changes already known (a commit made through the API): `tips` holds
- * the changed refs before and after, or is undefined when no hook hears of them.
+ * What notePush does, for refs the forge changed itself (a commit made through the contents API,
+ * a branch or tag made or deleted): `before` and `after` hold the changed refs by full name.
  */
-export async function noteRefChanges(
+export async function announceRefChanges(
   database: ForgeDatabase,
-  storage: Storage,
+  path: string,
+  context: RepositoryContext,
+  doer: AccountRow,
+  before: Map<string, string>,
+  after: Map<string, string>,
+): Promise<void> {
+  const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
+  await noteRefChanges(database, path, context, doer, heard ? { before, after } : undefined);
+}
+
+/** `tips`: the changed refs before and after, or undefined when no hook hears of them. */
+async function noteRefChanges(
+  database: ForgeDatabase,
+  path: string,
   context: RepositoryContext,
   pusher: AccountRow,
   tips: { before: Map<string, string>; after: Map<string, string> } | undefined,
 ): Promise<void> {
-  const path = repositoryFilesPath(storage, context);
   const { repository, owner } = context;
   const events = tips ? await pushEvents(database.db, path, repository, owner, pusher, tips) : [];
   const changes = await emptinessChanges(path, repository);
