@@ -9,6 +9,7 @@ import {
   startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
+import { closeBatchChecks } from "./git/index.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerAttachmentDownloads } from "./routes/attachments.ts";
 import { registerGitTransport } from "./routes/git.ts";
@@ -79,6 +80,10 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       await reconcileStorage(database, storage, config.logger);
       await sweepIncoming(attachmentRoot(storage), LEFTOVER_GRACE_MS);
       registerHealth(app, database);
+      app.addHook("onClose", (_instance, done) => {
+        closeBatchChecks();
+        done();
+      });
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
       const attachmentSettings = { ...DEFAULT_ATTACHMENT_SETTINGS, ...options.attachments };

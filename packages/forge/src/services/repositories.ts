@@ -375,13 +375,36 @@ export async function notePush(
   push: PushStart,
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
+  const tips = push.before && { before: push.before, after: await refTips(path) };
+  await noteRefChanges(database, path, context, push.pusher, tips);
+}
+
+/**
+ * What notePush does, for refs the forge changed itself (a commit made through the contents API,
+ * a branch or tag made or deleted): `before` and `after` hold the changed refs by full name.
+ */
+export async function announceRefChanges(
+  database: ForgeDatabase,
+  path: string,
+  context: RepositoryContext,
+  doer: AccountRow,
+  before: Map<string, string>,
+  after: Map<string, string>,
+): Promise<void> {
+  const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
+  await noteRefChanges(database, path, context, doer, heard ? { before, after } : undefined);
+}
+
+/** `tips`: the changed refs before and after, or undefined when no hook hears of them. */
+async function noteRefChanges(
+  database: ForgeDatabase,
+  path: string,
+  context: RepositoryContext,
+  pusher: AccountRow,
+  tips: { before: Map<string, string>; after: Map<string, string> } | undefined,
+): Promise<void> {
   const { repository, owner } = context;
-  const events = push.before
-    ? await pushEvents(database.db, path, repository, owner, push.pusher, {
-        before: push.before,
-        after: await refTips(path),
-      })
-    : [];
+  const events = tips ? await pushEvents(database.db, path, repository, owner, pusher, tips) : [];
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

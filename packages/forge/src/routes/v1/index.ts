@@ -11,6 +11,7 @@ import { registerBranches } from "./branches.ts";
 import { registerComments } from "./comments.ts";
 import { registerCommitStatuses } from "./commit-statuses.ts";
 import { registerCommits } from "./commits.ts";
+import { registerContents } from "./contents.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerForks } from "./forks.ts";
@@ -153,6 +154,7 @@ export async function registerApiV1(
       registerCommits(context);
       registerGitData(context);
       registerCommitStatuses(context);
+      registerContents(context);
       registerTransfers(context);
       registerOrgRepos(context);
       registerLabels(context);
