@@ -38,6 +38,7 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
         maxCreationLimit: settings["forge.max-creation-limit"],
         webhookAllowedHostList: settings["forge.webhook-allowed-host-list"],
         webhookDeliveryTimeoutMs: settings["forge.webhook-delivery-timeout"] * 1000,
+        attachments: { maxSize: settings["forge.attachment-max-size"] },
         paging: {
           defaultLimit: settings["forge.default-paging-num"],
           maxLimit: settings["forge.max-response-items"],

@@ -163,6 +163,12 @@ export const settingsSpec = {
       "seconds one webhook delivery may take before it counts as failed (Gitea's webhook.DELIVER_TIMEOUT)",
     accepts: atLeastOne,
   } as ConfigKey<"integer">,
+  "forge.attachment-max-size": {
+    type: "integer",
+    default: 2048,
+    description: "largest release attachment in megabytes (Gitea's attachment MAX_SIZE)",
+    accepts: atLeastOne,
+  } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {
     type: "integer",

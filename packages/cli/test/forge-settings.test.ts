@@ -66,4 +66,15 @@ forEachDatabase("anvil forge serve settings", (database) => {
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /forge\.max-creation-limit .*"-2" is not a whole number, -1 or more/);
   });
+
+  test("--attachment-max-size is the attachment limit /settings/attachment shows", async () => {
+    const forge = await startForge(dir.path, ["--database", database.url, "--attachment-max-size", "3"]);
+    try {
+      const answer = await fetch(`http://127.0.0.1:${forge.port}/api/v1/settings/attachment`);
+      assert.equal(((await answer.json()) as { max_size: number }).max_size, 3);
+    } finally {
+      forge.child.kill("SIGTERM");
+      await forge.finished;
+    }
+  });
 });

@@ -9,16 +9,24 @@ import {
   startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
+import { closeBatchChecks } from "./git/index.ts";
 import { migrations } from "./migrations/index.ts";
+import { registerAttachmentDownloads } from "./routes/attachments.ts";
 import { registerGitTransport } from "./routes/git.ts";
 import { registerHealth } from "./routes/health.ts";
 import { startForgeSsh } from "./routes/ssh.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import { GITEA_VERSION } from "./routes/v1/misc.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
+import {
+  type AttachmentSettings,
+  attachmentRoot,
+  DEFAULT_ATTACHMENT_SETTINGS,
+  sweepIncoming,
+} from "./services/attachment-files.ts";
 import { startPullChecker } from "./services/pull-check.ts";
 import { registerPullStorage } from "./services/pull-views.ts";
-import { reconcileStorage } from "./services/storage-reconcile.ts";
+import { LEFTOVER_GRACE_MS, reconcileStorage } from "./services/storage-reconcile.ts";
 import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {
@@ -36,6 +44,8 @@ export interface ForgeOptions {
   webhookDeliveryTimeoutMs?: number;
   /** The waits before each retry of a failed delivery (default: core's back-off). */
   webhookRetryWaitsMs?: number[];
+  /** Gitea's [attachment] settings (enabled, allowed types, max size in MB, max files). */
+  attachments?: Partial<AttachmentSettings>;
 }
 
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
@@ -45,7 +55,11 @@ const WEBHOOK_DELIVERY_CONCURRENCY = 16;
 
 /** The Git forge with Gitea's REST API v1, and git over HTTP and SSH. */
 export function createApp(config: ServiceConfig, options: ForgeOptions = {}): HttpService<ForgeTables> {
-  const storage = { root: join(config.dataDir, "repositories"), maxCreationLimit: options.maxCreationLimit };
+  const storage = {
+    root: join(config.dataDir, "repositories"),
+    maxCreationLimit: options.maxCreationLimit,
+    attachments: join(config.dataDir, "attachments"),
+  };
   const sshPort = options.sshPort || undefined;
   return createHttpService<ForgeTables>({
     name: "forge",
@@ -66,11 +80,18 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
     register: async (app, database) => {
       // Before the first request: what a crash left between rows and repositories is settled.
       await reconcileStorage(database, storage, config.logger);
+      await sweepIncoming(attachmentRoot(storage), LEFTOVER_GRACE_MS);
       registerHealth(app, database);
+      app.addHook("onClose", (_instance, done) => {
+        closeBatchChecks();
+        done();
+      });
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };
       const loginLimits = options.loginLimits ?? DEFAULT_LOGIN_LIMITS;
-      await registerApiV1(app, database, { paging, storage, sshPort, loginLimits });
+      const attachmentSettings = { ...DEFAULT_ATTACHMENT_SETTINGS, ...options.attachments };
+      await registerApiV1(app, database, { paging, storage, sshPort, loginLimits, attachmentSettings });
       await registerGitTransport(app, database, storage, loginLimits);
+      await registerAttachmentDownloads(app, database, storage, loginLimits);
       // Payloads link to the forge as its answers do: the root URL, else the address it listens on.
       const rootUrl = () => new URL(config.rootUrl || `${app.listeningOrigin}/`);
       registerPullStorage(database.db, storage);

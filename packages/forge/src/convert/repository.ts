@@ -66,7 +66,7 @@ export function toApiRepository(
     watchers_count: 0,
     open_issues_count: repository.num_issues - repository.num_closed_issues,
     open_pr_counter: repository.num_pulls - repository.num_closed_pulls,
-    release_counter: 0,
+    release_counter: repository.num_releases,
     default_branch: repository.default_branch,
     archived: readBool(repository.is_archived),
     created_at: apiTime(repository.created_at),

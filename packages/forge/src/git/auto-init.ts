@@ -25,7 +25,11 @@ export interface AutoInitOptions {
 // git would strip or refuse these in an identity, or end the header line early.
 const UNSAFE_IDENTITY = /[<>\n\0]/;
 
-function identityEnvironment(role: "AUTHOR" | "COMMITTER", signature: NewSignature): Record<string, string> {
+/** The GIT_AUTHOR_* or GIT_COMMITTER_* variables of a new commit; Invalid for what git would mangle. */
+export function identityEnvironment(
+  role: "AUTHOR" | "COMMITTER",
+  signature: NewSignature,
+): Record<string, string> {
   const seconds = Math.floor(signature.date.getTime() / 1000);
   if (!Number.isSafeInteger(seconds)) throw new Invalid(`invalid ${role.toLowerCase()} date`);
   if (UNSAFE_IDENTITY.test(signature.name) || UNSAFE_IDENTITY.test(signature.email)) {

@@ -1,10 +1,13 @@
 // The forge's git layer: repository storage, reads for the REST API, and smart HTTP transport.
 
+export { ARCHIVE_FORMATS, type ArchiveFormat, startArchive } from "./archive.ts";
 export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
+export { batchCheck, closeBatchChecks } from "./batch-check.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
 export { type Commit, readCommits, type Signature } from "./commit.ts";
 export { type CommitChanges, readCommitChanges } from "./commit-changes.ts";
+export { commitFiles, type FileWrite, type NewCommit } from "./commit-files.ts";
 export {
   type CommitPage,
   type CommitQuery,
@@ -16,7 +19,7 @@ export {
   resolveCommit,
 } from "./commits.ts";
 export { gitEnvironment } from "./environment.ts";
-export type { GitOutput } from "./git-output.ts";
+export { type GitOutput, gitOutput } from "./git-output.ts";
 export { GitHttpError } from "./http-error.ts";
 export { NOTES_REF, type Note, readNote } from "./notes.ts";
 export { type AnnotatedTag, type Blob, readAnnotatedTag, readBlob, resolveObject } from "./objects.ts";
@@ -85,4 +88,22 @@ export {
 } from "./storage.ts";
 export { createTag, deleteTag, getTag, listTags, type NewTag, type Tag } from "./tags.ts";
 export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";
+export {
+  eachBlob,
+  type LastCommit,
+  lastCommitOf,
+  lastCommitsIn,
+  listDirectory,
+  MAX_DIRECTORY_ENTRIES,
+  type ResolvedRef,
+  readBlobBytes,
+  readSmallBlobs,
+  resolveRef,
+  resolveRefPrefix,
+  streamBlob,
+  submoduleUrls,
+  treeEntries,
+  treeEntry,
+  treePathProblem,
+} from "./tree.ts";
 export { listTreePage, type TreeEntry, type TreePage, type TreeQuery } from "./trees.ts";

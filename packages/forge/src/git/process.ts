@@ -21,6 +21,8 @@ export interface GitProcess {
   readonly exited: Promise<GitExit>;
   /** Stops git and the helpers it started; harmless once it has ended. */
   kill(): void;
+  /** Lets the server exit while git still runs (a kept look-up process waiting for input). */
+  unref(): void;
 }
 
 /** Starts `git <args>` without a shell, in the isolated environment of environment.ts. */
@@ -55,6 +57,11 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   });
   return {
     args,
+    unref() {
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr])
+        (stream as unknown as { unref?: () => void }).unref?.();
+    },
     stdin: child.stdin,
     stdout: child.stdout,
     exited,

@@ -31,8 +31,9 @@ export async function stageRepository(root: string, options: { defaultBranch: st
 
 /**
  * Builds a bare copy of the repository at `source` (a fork) under a temporary name, as
- * stageRepository does. `--local` hard-links the object files (copies them across filesystems):
- * the copy shares the parent's disk space yet owns its objects, so it outlives the parent's deletion.
+ * stageRepository does. A clone from a local path hard-links the object files where the
+ * filesystem allows and copies them otherwise (an explicit `--local` would fail instead): the copy
+ * shares the parent's disk space yet owns its objects, so it outlives the parent's deletion.
  */
 export async function stageClone(
   root: string,
@@ -42,7 +43,7 @@ export async function stageClone(
   const path = join(resolve(root), STAGING, `${leftoverName()}.git`);
   await mkdir(dirname(path), { recursive: true });
   try {
-    await runGit(["clone", "--bare", "--local", "--quiet", "--template=", "--", source, path]);
+    await runGit(["clone", "--bare", "--quiet", "--template=", "--", source, path]);
     // The copy stands alone: no remote pointing into another repository's directory.
     await runGit([`--git-dir=${path}`, "config", "--remove-section", "remote.origin"], {
       acceptExitCodes: [128],

@@ -30,7 +30,7 @@ export interface TreeQuery {
   perPage: number;
 }
 
-function parseEntry(record: string): TreeEntry {
+export function parseEntry(record: string): TreeEntry {
   // <mode> SP <type> SP <id> SP+ <size> TAB <path>; the size is padded, and "-" for a tree.
   const tab = record.indexOf("\t");
   const [mode, type, id, size] = record.slice(0, tab).split(/ +/);

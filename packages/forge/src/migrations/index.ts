@@ -10,6 +10,7 @@ import { issueSearch } from "./0009_issue_search.ts";
 import { webhooks } from "./0010_webhooks.ts";
 import { commitStatuses } from "./0011_commit_statuses.ts";
 import { branchProtection } from "./0012_branch_protection.ts";
+import { releases } from "./0013_releases.ts";
 import { forks } from "./0014_forks.ts";
 import { pulls } from "./0015_pulls.ts";
 
@@ -26,6 +27,7 @@ export const migrations: readonly NamedMigration[] = [
   webhooks,
   commitStatuses,
   branchProtection,
+  releases,
   forks,
   pulls,
 ];

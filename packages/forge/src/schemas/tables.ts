@@ -79,6 +79,8 @@ export interface RepositoryTable {
   /** The repository this one was forked from; null once that one is deleted. */
   fork_id: Generated<number | null>;
   num_forks: Generated<number>;
+  /** Published releases (not drafts). */
+  num_releases: Generated<number>;
 }
 
 /** A user's access to a repository besides ownership: 1 read, 2 write, 3 admin. */
@@ -351,6 +353,35 @@ export interface CommitStatusIndexTable {
   max_index: number;
 }
 
+/** A release of a tag (Gitea's release); drafts may name a tag not created yet. */
+export interface ReleaseTable {
+  id: Generated<number>;
+  repo_id: number;
+  publisher_id: number | null;
+  tag_name: string;
+  lower_tag_name: string;
+  target: string;
+  title: Generated<string>;
+  note: Generated<string>;
+  sha1: Generated<string>;
+  is_draft: Generated<Bool>;
+  is_prerelease: Generated<Bool>;
+  created_at: Time;
+}
+
+/** A file attached to a release, stored under the data directory by its uuid. */
+export interface AttachmentTable {
+  id: Generated<number>;
+  uuid: string;
+  repo_id: number;
+  release_id: number | null;
+  uploader_id: number | null;
+  name: string;
+  size: number;
+  download_count: Generated<number>;
+  created_at: Time;
+}
+
 /** The pull side of an issue row whose is_pull is set (see migration 0015). */
 export interface PullRequestTable {
   id: Generated<number>;
@@ -426,6 +457,8 @@ export interface ForgeTables {
   branch_protection: BranchProtectionTable;
   commit_status: CommitStatusTable;
   commit_status_index: CommitStatusIndexTable;
+  release: ReleaseTable;
+  attachment: AttachmentTable;
   pull_request: PullRequestTable;
   review: ReviewTable;
   review_comment: ReviewCommentTable;

@@ -19,15 +19,19 @@ import {
 } from "../git/index.ts";
 import type { AccountRow } from "../repositories/accounts.ts";
 import { findBranchProtection, updateBranchProtection } from "../repositories/branch-protections.ts";
+import { findReleaseByTag } from "../repositories/releases.ts";
 import { updateRepository } from "../repositories/repos.ts";
-import { hooksHearing } from "../repositories/webhooks.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN, ACCESS_WRITE } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { canPush, isRuleNameSpecial, protectionFor } from "./branch-protection.ts";
-import { type RepositoryContext, repositoryFilesPath, requireUnit, type Storage } from "./repositories.ts";
-import { queueRepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
-import { pushEvents } from "./webhook-push.ts";
+import {
+  announceRefChanges,
+  type RepositoryContext,
+  repositoryFilesPath,
+  requireUnit,
+  type Storage,
+} from "./repositories.ts";
 
 // Branches and tags made, renamed and deleted through the API: each a git ref transaction checked
 // against the value it expects (see git/ref-updates.ts), then announced to webhooks as a push
@@ -53,25 +57,6 @@ function requireCodeWriter(context: RepositoryContext): void {
 
 async function requireContent(path: string): Promise<void> {
   if (await isEmpty(path)) throw new NotFound(EMPTY);
-}
-
-/** Queues the webhook events of ref changes already made (before → after, by full ref name). */
-async function announce(
-  database: ForgeDatabase,
-  path: string,
-  context: RepositoryContext,
-  doer: AccountRow,
-  before: Map<string, string>,
-  after: Map<string, string>,
-): Promise<void> {
-  const { repository, owner } = context;
-  if ((await hooksHearing(database.db, repository.id, owner.id)).length === 0) return;
-  const events = await pushEvents(database.db, path, repository, owner, doer, { before, after });
-  if (events.length === 0) return;
-  await database.db.transaction().execute(async (trx) => {
-    for (const event of events) await queueRepositoryEvent(trx, event);
-  });
-  signalQueuedDeliveries();
 }
 
 export interface NewBranch {
@@ -121,7 +106,7 @@ export async function createBranch(
         : "The branch with the same name already exists.",
     );
   }
-  await announce(database, path, context, doer, new Map(), new Map([[`${HEADS}${name}`, start]]));
+  await announceRefChanges(database, path, context, doer, new Map(), new Map([[`${HEADS}${name}`, start]]));
   const branch = await getBranch(path, name);
   if (!branch) throw new NotFound(`branch does not exist [name: ${name}]`);
   return branch;
@@ -151,7 +136,7 @@ export async function deleteBranch(
     if (error instanceof RefUpdateRefused) throw new Conflict("branch was changed meanwhile, try again");
     throw error;
   }
-  await announce(database, path, context, doer, new Map([[ref, branch.commit.id]]), new Map());
+  await announceRefChanges(database, path, context, doer, new Map([[ref, branch.commit.id]]), new Map());
 }
 
 /**
@@ -206,7 +191,7 @@ export async function renameBranch(
     await move(to, from);
     throw error;
   }
-  await announce(
+  await announceRefChanges(
     database,
     path,
     context,
@@ -269,20 +254,24 @@ export async function createRepositoryTag(
     if (error instanceof RefUpdateRefused) throw new Conflict(`tag already exists [name: ${input.tag_name}]`);
     throw error;
   }
-  await announce(database, path, context, doer, new Map(), new Map([[`${TAGS}${tag.name}`, tag.id]]));
+  await announceRefChanges(
+    database,
+    path,
+    context,
+    doer,
+    new Map(),
+    new Map([[`${TAGS}${tag.name}`, tag.id]]),
+  );
   return tag;
 }
 
-/**
- * Whether a release is made from the tag: Gitea refuses to delete such a tag directly (409).
- * Releases are not built yet, so no tag has one; the releases service answers this once they are.
- */
+/** Whether a release (a draft too) is made from the tag: Gitea refuses to delete such a tag directly (409). */
 export async function tagHasRelease(
-  _db: Kysely<ForgeTables>,
-  _repoId: number,
-  _tagName: string,
+  db: Kysely<ForgeTables>,
+  repoId: number,
+  tagName: string,
 ): Promise<boolean> {
-  return false;
+  return (await findReleaseByTag(db, repoId, tagName)) !== undefined;
 }
 
 export async function deleteRepositoryTag(
@@ -304,5 +293,5 @@ export async function deleteRepositoryTag(
     if (error instanceof RefUpdateRefused) throw new NotFound();
     throw error;
   }
-  await announce(database, path, context, doer, new Map([[`${TAGS}${name}`, tag.id]]), new Map());
+  await announceRefChanges(database, path, context, doer, new Map([[`${TAGS}${name}`, tag.id]]), new Map());
 }

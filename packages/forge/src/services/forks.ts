@@ -2,7 +2,7 @@ import { Conflict, Invalid, isUniqueViolation, NotFound, readBool, toStoredTime 
 import type { AccountRow } from "../repositories/accounts.ts";
 import { findAccountsByIds } from "../repositories/accounts.ts";
 import { countFork, findForkOf } from "../repositories/forks.ts";
-import { findRepositoriesByIds, type RepositoryRow } from "../repositories/repos.ts";
+import { findRepositoriesByIds, findRepositoryById, type RepositoryRow } from "../repositories/repos.ts";
 import { copyDefaultHooks } from "../repositories/webhooks.ts";
 import { ACCOUNT_ORGANIZATION } from "../schemas/tables.ts";
 import { ACCESS_READ, canSee, repositoriesPermission } from "./access.ts";
@@ -108,6 +108,8 @@ export async function forkRepository(
         : await create();
     return { fork, owner };
   } catch (error) {
+    // The parent deleted meanwhile: its directory gone before the copy, or its row before the insert.
+    if (!(await findRepositoryById(database.db, source.id))) throw new NotFound("repository does not exist");
     if (!isUniqueViolation(error)) throw error;
     const raced = await findForkOf(database.db, source.id, owner.id);
     throw raced ? alreadyForked(owner, parent, raced) : new Conflict(DUPLICATE);

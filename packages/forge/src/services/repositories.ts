@@ -23,6 +23,7 @@ import {
 import { type AccountRow, findAccountById, findAccountByName } from "../repositories/accounts.ts";
 import { countFork } from "../repositories/forks.ts";
 import { hasOpenPulls, markPushedPulls } from "../repositories/pulls.ts";
+import { attachmentFilesOfRepository } from "../repositories/releases.ts";
 import {
   findRepository,
   findRepositoryById,
@@ -41,6 +42,7 @@ import {
   repositoryPermission,
 } from "./access.ts";
 import type { ForgeDatabase } from "./accounts.ts";
+import { attachmentRoot, removeFiles } from "./attachment-files.ts";
 import { pushEnvironment } from "./branch-protection.ts";
 import { wakePullChecker } from "./pull-check.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
@@ -54,6 +56,8 @@ export interface Storage {
   root: string;
   /** Gitea's MAX_CREATION_LIMIT: for accounts whose max_repo_creation is -1; -1 or absent: no limit. */
   maxCreationLimit?: number;
+  /** Where attachment files live (`<data-dir>/attachments`). */
+  attachments?: string;
 }
 
 /** A repository with its owner and what the caller may do with it. */
@@ -297,7 +301,10 @@ export async function deleteRepository(
   const location = { owner: context.owner.name, name: context.repository.name };
   // The payload's repository is read in the transaction, before its row goes.
   const forkOf = context.repository.fork_id;
+  let files: string[] = [];
   await removeRepository(database, storage, context.repository.id, location, async (trx) => {
+    // Its attachments' rows go with it by the foreign keys; their files once that has committed.
+    files = await attachmentFilesOfRepository(trx, context.repository.id);
     await queueRepositoryEvent(trx, {
       repoId: context.repository.id,
       senderId: doer.id,
@@ -307,6 +314,7 @@ export async function deleteRepository(
     // Its own forks keep their objects (hard-linked copies) and lose their parent by the foreign key.
     if (forkOf !== null) await countFork(trx, forkOf, -1);
   });
+  await removeFiles(attachmentRoot(storage), files);
 }
 
 /** What a push changes in the repository's row: whether it has any ref, and its default branch. */
@@ -371,15 +379,42 @@ export async function notePush(
   push: PushStart,
 ): Promise<void> {
   const path = repositoryFilesPath(storage, context);
-  const { repository, owner } = context;
   const after = push.before ? await refTips(path) : undefined;
-  const events =
-    push.before && after
-      ? await pushEvents(database.db, path, repository, owner, push.pusher, { before: push.before, after })
-      : [];
   // The pulls whose base or head moved are checked again (all of the repository's when the tips
   // before the push were not read: it had no open pull then).
-  if (await markPushedPulls(database, repository.id, push.pusher.id, push.before, after)) wakePullChecker();
+  if (await markPushedPulls(database, context.repository.id, push.pusher.id, push.before, after))
+    wakePullChecker();
+  const tips = push.before && after && { before: push.before, after };
+  await noteRefChanges(database, path, context, push.pusher, tips);
+}
+
+/**
+ * What notePush does, for refs the forge changed itself (a commit made through the contents API,
+ * a branch or tag made or deleted): `before` and `after` hold the changed refs by full name.
+ */
+export async function announceRefChanges(
+  database: ForgeDatabase,
+  path: string,
+  context: RepositoryContext,
+  doer: AccountRow,
+  before: Map<string, string>,
+  after: Map<string, string>,
+): Promise<void> {
+  if (await markPushedPulls(database, context.repository.id, doer.id, before, after)) wakePullChecker();
+  const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
+  await noteRefChanges(database, path, context, doer, heard ? { before, after } : undefined);
+}
+
+/** `tips`: the changed refs before and after, or undefined when no hook hears of them. */
+async function noteRefChanges(
+  database: ForgeDatabase,
+  path: string,
+  context: RepositoryContext,
+  pusher: AccountRow,
+  tips: { before: Map<string, string>; after: Map<string, string> } | undefined,
+): Promise<void> {
+  const { repository, owner } = context;
+  const events = tips ? await pushEvents(database.db, path, repository, owner, pusher, tips) : [];
   const changes = await emptinessChanges(path, repository);
   if (!changes && events.length === 0) return;
   await database.db.transaction().execute(async (trx) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type TempDir, tempDir } from "@anvil/core/testing";
@@ -102,6 +102,15 @@ forEachForge(
       assert.equal(parent.body.parent, null);
       const shown = await api<Repo>(forge.url, "GET", "/repos/bob/lib", { shape: "Repository" });
       assert.equal(shown.body.parent?.full_name, "alice/lib");
+
+      // The fork's object files are the parent's, hard-linked (the data directory is one filesystem).
+      const objects = join(forge.server.dataDir, "repositories", "bob", "lib.git", "objects");
+      const files = readdirSync(objects, { recursive: true, withFileTypes: true }).filter((entry) =>
+        entry.isFile(),
+      );
+      assert.ok(files.length > 0);
+      assert.ok(files.every((entry) => statSync(join(entry.parentPath, entry.name)).nlink > 1));
+      assert.equal(existsSync(join(objects, "info", "alternates")), false);
 
       const original = await clone("alice/lib");
       const copy = await clone("bob/lib");
@@ -232,6 +241,54 @@ forEachForge(
       assert.equal(made.status, 202, JSON.stringify(made.body));
       assert.equal(made.body.full_name, "forkers/lib");
       assert.deepEqual(storedUnder("forkers"), ["lib.git"]);
+    });
+
+    test("an empty repository forks too, and the fork takes a first push", async () => {
+      assert.equal((await call(cast.alice, "POST", "/user/repos", { name: "blank" })).status, 201);
+      const made = await fork(cast.bob, "alice/blank");
+      assert.equal(made.status, 202, JSON.stringify(made.body));
+      const dir = join(work.path, `push-${++dirs}`);
+      await git(["init", "-q", "-b", "main", dir], work.path);
+      await git(
+        [
+          "-c",
+          "user.name=B",
+          "-c",
+          "user.email=b@example.com",
+          "commit",
+          "-q",
+          "--allow-empty",
+          "-m",
+          "first",
+        ],
+        dir,
+      );
+      const pushed = await git(["push", "-q", cloneUrl("bob/blank", cast.bob), "main"], dir);
+      assert.equal(pushed.code, 0, pushed.stderr);
+      const copy = await clone("bob/blank");
+      assert.match(await log(copy.dir), / first\n/);
+      assert.equal((await call(cast.bob, "GET", "/repos/bob/blank")).body.default_branch, "main");
+    });
+
+    test("a team that reaches an organization's repository without its code may not fork it", async () => {
+      const made = await call(cast.carol, "POST", "/orgs/forkers/repos", {
+        name: "inner",
+        auto_init: true,
+        private: true,
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const team = await call<{ id: number }>(cast.carol, "POST", "/orgs/forkers/teams", {
+        name: "issuers",
+        units_map: { "repo.code": "none", "repo.issues": "write" },
+        includes_all_repositories: true,
+      });
+      assert.equal(team.status, 201, JSON.stringify(team.body));
+      assert.equal((await call(cast.carol, "PUT", `/teams/${team.body.id}/members/dave`)).status, 204);
+      assert.equal((await call(cast.dave, "GET", "/repos/forkers/inner")).status, 200);
+      const refused = await fork(cast.dave, "forkers/inner");
+      assert.equal(refused.status, 403);
+      assert.equal((await call(cast.dave, "GET", "/repos/dave/inner")).status, 404);
+      assert.ok(!storedUnder("dave").includes("inner.git"));
     });
 
     test("the parent's hooks hear `fork`: forkee the parent, repository the fork (as Gitea sends it)", async () => {

@@ -121,6 +121,22 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       "deadline",
     );
 
+    // A release with an attachment, for the release and asset routes.
+    const release = await api<{ id: number }>(forge.url, "POST", `${repoPath}/releases`, {
+      token,
+      body: { tag_name: "v-fuzz", name: "fuzz release" },
+    });
+    ok(release, "release");
+    const asset = await fetch(
+      `${forge.url}/api/v1${repoPath}/releases/${release.body.id}/assets?name=fuzz.txt`,
+      {
+        method: "POST",
+        headers: { authorization: `token ${token}`, "content-type": "application/octet-stream" },
+        body: "fuzz",
+      },
+    );
+    const attachment = (await asset.json()) as { id: number; uuid: string };
+    ok({ status: asset.status, body: attachment }, "release asset");
     // A pull (of a branch with nothing new: Gitea's empty pull) with a review, for the pull routes.
     ok(
       await api(forge.url, "POST", `${repoPath}/branches`, { token, body: { new_branch_name: "fuzzpull" } }),
@@ -157,6 +173,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       [/\/milestones\//, [String(milestone.body.id), "fuzzmilestone"]],
       [/\/comments\/\{id\}/, [String(comment.body.id)]],
       [/\/teams\//, [String(team.body.id)]],
+      [/\/releases\/\{id\}/, [String(release.body.id)]],
       [/\/reviews\//, [String(review.body.id)]],
     ];
     idsOf = (path) => ids.find(([pattern]) => pattern.test(path))?.[1] ?? [String(team.body.id), "1"];
@@ -177,6 +194,9 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
       // The tail of a branch or tag path (names with slashes).
       "*": ["main", "v1"],
       token: ["1"],
+      tag: ["v-fuzz"],
+      attachment_id: [String(attachment.id)],
+      uuid: [attachment.uuid],
     });
   });
 

@@ -20,14 +20,34 @@ interface Definition {
  * Go sends nil pointers, slices and times as null (an issue's milestone, assignees, closed_at):
  * properties of those kinds may be null, as go-swagger does not say.
  */
-function allowGoNil(definition: Definition): void {
+function allowGoNil(definition: Definition, pointers: readonly string[] = []): void {
   for (const [name, property] of Object.entries(definition.properties ?? {}))
-    if ("$ref" in property || property.type === "array" || property.format === "date-time")
+    if (
+      "$ref" in property ||
+      property.type === "array" ||
+      property.format === "date-time" ||
+      pointers.includes(name)
+    )
       definition.properties = {
         ...definition.properties,
         [name]: { anyOf: [property, { type: "null" }] },
       };
 }
+
+/** String fields Gitea declares as *string, which go-swagger shows as plain strings. */
+const GO_POINTERS: Readonly<Record<string, readonly string[]>> = {
+  ContentsResponse: [
+    "encoding",
+    "content",
+    "target",
+    "url",
+    "html_url",
+    "git_url",
+    "download_url",
+    "submodule_git_url",
+  ],
+  FileLinksResponse: ["self", "git", "html"],
+};
 
 function loadAjv(): Ajv | undefined {
   if (!existsSync(specFile)) {
@@ -36,7 +56,8 @@ function loadAjv(): Ajv | undefined {
     return undefined;
   }
   const spec = JSON.parse(readFileSync(specFile, "utf8")) as { definitions: Record<string, Definition> };
-  for (const definition of Object.values(spec.definitions)) allowGoNil(definition);
+  for (const [name, definition] of Object.entries(spec.definitions))
+    allowGoNil(definition, GO_POINTERS[name]);
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
   for (const format of ["int64", "int32", "uint64", "float", "double"]) ajv.addFormat(format, true);

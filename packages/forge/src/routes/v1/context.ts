@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountRow } from "../../repositories/accounts.ts";
 import { databaseUnchanged } from "../../repositories/issues.ts";
 import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
+import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import type { Caller } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { checkScope, type ScopeCategory } from "../../services/scopes.ts";
@@ -39,6 +40,8 @@ export interface ApiContext {
   storage: Storage;
   /** The SSH server's port when it runs, for `ssh_url`. */
   sshPort?: number;
+  /** Gitea's [attachment] settings (GET /settings/attachment); its defaults when absent. */
+  attachmentSettings?: AttachmentSettings;
 }
 
 /** Methods that only read; every other one is a write (for token scopes and sign-in). */

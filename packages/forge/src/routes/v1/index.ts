@@ -1,6 +1,7 @@
 import { Forbidden, type HttpServer, type LoginLimits, readBool } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
+import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
@@ -10,6 +11,7 @@ import { registerBranches } from "./branches.ts";
 import { registerComments } from "./comments.ts";
 import { registerCommitStatuses } from "./commit-statuses.ts";
 import { registerCommits } from "./commits.ts";
+import { registerContents } from "./contents.ts";
 import { type ApiContext, adminGroup, READS, scopeCovers, signedIn } from "./context.ts";
 import { registerEmails } from "./emails.ts";
 import { registerForks } from "./forks.ts";
@@ -25,6 +27,7 @@ import { registerOrgRepos } from "./org-repos.ts";
 import { registerOrgs } from "./orgs.ts";
 import { registerPulls } from "./pulls.ts";
 import { registerReactions } from "./reactions.ts";
+import { registerReleases } from "./releases.ts";
 import { registerRepoParts } from "./repo-parts.ts";
 import { registerRepos } from "./repos.ts";
 import { registerSubscriptions } from "./subscriptions.ts";
@@ -40,6 +43,8 @@ export interface ApiOptions {
   sshPort?: number;
   /** Failed password logins allowed per account name and per address. */
   loginLimits: LoginLimits;
+  /** Gitea's [attachment] settings; its defaults when absent. */
+  attachmentSettings?: AttachmentSettings;
 }
 
 function queryValue(request: FastifyRequest, ...names: string[]): string | undefined {
@@ -133,6 +138,7 @@ export async function registerApiV1(
         paging: options.paging,
         storage: options.storage,
         sshPort: options.sshPort,
+        attachmentSettings: options.attachmentSettings,
       };
       registerMisc(context);
       registerUsers(context);
@@ -149,6 +155,7 @@ export async function registerApiV1(
       registerCommits(context);
       registerGitData(context);
       registerCommitStatuses(context);
+      registerContents(context);
       registerTransfers(context);
       registerOrgRepos(context);
       registerLabels(context);
@@ -161,6 +168,7 @@ export async function registerApiV1(
       registerSubscriptions(context);
       registerForks(context);
       registerBranches(context);
+      registerReleases(context);
     },
     { prefix: "/api/v1" },
   );

@@ -1,9 +1,10 @@
+import { DEFAULT_ATTACHMENT_SETTINGS } from "../../services/attachment-files.ts";
 import type { ApiContext } from "./context.ts";
 
 // The version Gitea clients see; they gate features on it.
 export const GITEA_VERSION = "1.25.4";
 
-export function registerMisc({ app, paging }: ApiContext): void {
+export function registerMisc({ app, paging, attachmentSettings }: ApiContext): void {
   app.get("/version", async () => ({ version: GITEA_VERSION }));
   app.get("/settings/api", async () => ({
     max_response_items: paging.maxLimit,
@@ -25,11 +26,11 @@ export function registerMisc({ app, paging }: ApiContext): void {
     allowed_reactions: ["+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"],
     custom_emojis: ["git", "gitea", "codeberg", "gitlab", "github", "gogs"],
   }));
+  const attachments = attachmentSettings ?? DEFAULT_ATTACHMENT_SETTINGS;
   app.get("/settings/attachment", async () => ({
-    enabled: true,
-    allowed_types:
-      ".cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.xls,.xlsx,.zip",
-    max_size: 2048,
-    max_files: 5,
+    enabled: attachments.enabled,
+    allowed_types: attachments.allowedTypes,
+    max_size: attachments.maxSize,
+    max_files: attachments.maxFiles,
   }));
 }

@@ -141,7 +141,11 @@ async function sendRepository(
     topicRowsOfRepository(context.database.db, found.repository.id),
     parentOf(context, request, found.repository),
   ]);
-  const parentRows = parent ? [parent.repository, parent.owner, parent.topics] : [];
+  // A memo's chain has the same length for every answer: a repository without a visible parent
+  // stands in ANONYMOUS for its parent's rows.
+  const parentRows = parent
+    ? [parent.repository, parent.owner, parent.topics]
+    : [ANONYMOUS, ANONYMOUS, ANONYMOUS];
   const answer = repositoryAnswers.get(
     [found.repository, found.owner, request.caller?.account ?? ANONYMOUS, topics, ...parentRows],
     // The rest of what the answer depends on: the access, and the root URL and SSH port in its URLs.
