@@ -186,6 +186,30 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal((await api(forge.url, "GET", `${pulls}/abc`)).status, 404);
   });
 
+  test("a commit the forge makes on a pull's head (the contents API) moves the pull's head too", async () => {
+    const made = await api<{ commit: { sha: string } }>(
+      forge.url,
+      "POST",
+      "/repos/ada/tool/contents/api.txt",
+      {
+        token: ada.token,
+        body: {
+          content: Buffer.from("from the API\n").toString("base64"),
+          message: "by the API",
+          branch: "feature",
+        },
+      },
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    await waitFor("the pull's new head", async () => {
+      const pull = await api<Pull>(forge.url, "GET", `${pulls}/1`);
+      return pull.body.head.sha === made.body.commit.sha ? true : undefined;
+    });
+    featureHead = made.body.commit.sha;
+    await clone.run("fetch", "-q", "origin");
+    await clone.run("checkout", "-q", "-B", "feature", "origin/feature");
+  });
+
   test("the diff, patch, commits and files of a pull", async () => {
     const diff = await fetch(`${forge.url}/api/v1${pulls}/1.diff`);
     assert.equal(diff.status, 200);
@@ -193,16 +217,15 @@ forEachForge("forge pull requests", (forge) => {
     assert.match(text, /^diff --git a\/feature.txt b\/feature.txt/m);
     assert.match(text, /^\+a feature$/m);
     const patch = await (await fetch(`${forge.url}/api/v1${pulls}/1.patch`)).text();
-    assert.match(patch, /^Subject: \[PATCH\] add a feature$/m);
+    assert.match(patch, /^Subject: \[PATCH 1\/2\] add a feature$/m);
+    assert.match(patch, /^Subject: \[PATCH 2\/2\] by the API$/m);
     const commits = await api<Array<{ sha: string }>>(forge.url, "GET", `${pulls}/1/commits`, {
       shape: "Commit[]",
     });
     assert.equal(commits.status, 200);
-    assert.deepEqual(
-      commits.body.map((commit) => commit.sha),
-      [featureHead],
-    );
-    assert.equal(commits.headers.get("x-total-count"), "1");
+    assert.equal(commits.body[0].sha, featureHead);
+    assert.equal(commits.body.length, 2);
+    assert.equal(commits.headers.get("x-total-count"), "2");
     const files = await api<Array<{ filename: string; status: string; additions: number }>>(
       forge.url,
       "GET",
@@ -211,7 +234,10 @@ forEachForge("forge pull requests", (forge) => {
     );
     assert.deepEqual(
       files.body.map((file) => [file.filename, file.status, file.additions]),
-      [["feature.txt", "added", 1]],
+      [
+        ["api.txt", "added", 1],
+        ["feature.txt", "added", 1],
+      ],
     );
   });
 
