@@ -1,3 +1,4 @@
+import { Conflict } from "@anvil/core";
 import { readCommits } from "./commit.ts";
 import { runGit } from "./run.ts";
 
@@ -176,21 +177,18 @@ export async function replayCommits(
   committer: CommitIdentity,
 ): Promise<{ tip: string; conflicts?: undefined } | { tip?: undefined; conflicts: string[] }> {
   const ids = await commitsBetween(repoPath, onto, head, { noMerges: true });
+  if (ids.length > MAX_PULL_COMMITS) throw new Conflict(`more than ${MAX_PULL_COMMITS} commits to replay`);
   const commits = await readCommits(repoPath, ids);
   let tip = onto;
   let tipTree = (await readCommits(repoPath, [onto])).get(onto)?.tree as string;
   for (const id of ids) {
     const commit = commits.get(id);
-    if (!commit) continue;
-    const [parent] = commit.parents;
-    let tree: string | undefined;
-    if (parent === undefined) {
-      return { conflicts: [] };
-    }
+    const parent = commit?.parents[0];
+    // Only a root commit has no parent, and a pull's commits all descend from the merge base.
+    if (!commit || parent === undefined) return { conflicts: [] };
     const parentTree = (await readCommits(repoPath, [parent])).get(parent)?.tree;
-    if (parentTree === tipTree) {
-      tree = commit.tree;
-    } else {
+    let tree = commit.tree;
+    if (parentTree !== tipTree) {
       const stand = await commitTree(repoPath, tipTree, [parent], "replay\n", committer, committer);
       const merged = await mergeTrees(repoPath, stand, id);
       if (merged.tree === undefined) return { conflicts: merged.conflicts };

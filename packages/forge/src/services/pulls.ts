@@ -1,5 +1,4 @@
 import { Conflict, Forbidden, Invalid, NotFound, readBool, toStoredTime } from "@anvil/core";
-import type { PullView } from "../convert/pull.ts";
 import { PreconditionFailed } from "../errors.ts";
 import {
   type Commit,
@@ -49,7 +48,7 @@ import {
 } from "./issues.ts";
 import { wakePullChecker } from "./pull-check.ts";
 import { queuePullEvent } from "./pull-events.ts";
-import { pathOf, pullViews } from "./pull-views.ts";
+import { pathOf } from "./pull-views.ts";
 import type { RepositoryContext, Storage } from "./repositories.ts";
 import { requestReviewsInTransaction, resolveReviewers } from "./reviews.ts";
 
@@ -81,16 +80,6 @@ export async function getPull(
   const pull = issue && readBool(issue.is_pull) ? await findPullByIssueId(database.db, issue.id) : undefined;
   if (!issue || !pull) throw new NotFound("pull request does not exist");
   return { issue, pull };
-}
-
-/** The pulls of these issues (all of the repository), as `viewer` sees them. */
-export function viewPulls(
-  database: ForgeDatabase,
-  context: RepositoryContext,
-  issues: readonly IssueRow[],
-  viewer: AccountRow | undefined,
-): Promise<PullView[]> {
-  return pullViews(database, context, issues, viewer);
 }
 
 /** Where a head is: a repository and a branch in it. */

@@ -23,6 +23,7 @@ import {
 } from "../../schemas/pulls.ts";
 import { RepoParams } from "../../schemas/repos.ts";
 import { isMerged, mergePull } from "../../services/pull-merge.ts";
+import { pullViews } from "../../services/pull-views.ts";
 import {
   createPull,
   editPull,
@@ -33,7 +34,6 @@ import {
   pullCommits,
   pullDiff,
   pullFiles,
-  viewPulls,
 } from "../../services/pulls.ts";
 import type { RepositoryContext } from "../../services/repositories.ts";
 import {
@@ -68,7 +68,7 @@ export function registerPulls(context: ApiContext): void {
 
   async function renderPulls(request: FastifyRequest, found: RepositoryContext, issues: IssueRow[]) {
     const viewer = request.caller?.account;
-    const views = await viewPulls(database, found, issues, viewer);
+    const views = await pullViews(database, found, issues, viewer);
     return views.map((view) => toApiPullRequest(view, viewer, cloneUrls(context, request)));
   }
 
