@@ -452,6 +452,39 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(merge.status, 404);
   });
 
+  test("hostile input is refused with Gitea's 4xx, never a 500", async () => {
+    const cases: Array<[Record<string, unknown>, number]> = [
+      // A NUL anywhere in a JSON body fails the API's body check first.
+      [{ head: "feature\u0000x", base: "main", title: "x" }, 422],
+      [{ head: "a".repeat(5000), base: "main", title: "x" }, 404],
+      [{ head: "a:b:c", base: "main", title: "x" }, 404],
+      [{ head: "other", base: "main", title: "t".repeat(300) }, 422],
+      [{ head: "other", base: "main", title: "x", body: "b".repeat(70_000) }, 422],
+      [{ head: "other", base: "main", title: "x", due_date: "tomorrow" }, 422],
+      [{ head: "other", base: "main", title: "x", labels: ["one"] }, 422],
+    ];
+    for (const [body, status] of cases) {
+      const answer = await api(forge.url, "POST", pulls, { token: ada.token, body });
+      assert.equal(answer.status, status, JSON.stringify(body).slice(0, 80));
+    }
+    const many = Array.from({ length: 101 }, () => ({ path: "a.txt", body: "x", new_position: 1 }));
+    const review = await api(forge.url, "POST", `${pulls}/1/reviews`, {
+      token: bob.token,
+      body: { event: "COMMENT", body: "x", comments: many },
+    });
+    assert.equal(review.status, 422);
+    const base = await api(forge.url, "PATCH", `${pulls}/1`, { token: ada.token, body: { base: "../../x" } });
+    assert.equal(base.status, 404);
+    const merge = await api(forge.url, "POST", `${pulls}/1/merge`, {
+      token: ada.token,
+      body: { Do: "merge", MergeTitleField: "m".repeat(70_000) },
+    });
+    assert.ok([405, 422].includes(merge.status), String(merge.status));
+    const labels = await api(forge.url, "GET", `${pulls}?labels=abc`);
+    assert.equal(labels.status, 422);
+    assert.equal((await api(forge.url, "GET", `${pulls}/99999999999999999999`)).status, 404);
+  });
+
   test("a reader may open a pull between branches of a public repository; only writers may merge", async () => {
     const made = await api<Pull>(forge.url, "POST", pulls, {
       token: bob.token,
