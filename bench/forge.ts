@@ -5,7 +5,7 @@
 // BENCH_DATABASE (postgres://… to run on PostgreSQL; SQLite by default), BENCH_COMMITS (10000,
 // history of the cloned repository), BENCH_FORGE_NODE_OPTIONS (NODE_OPTIONS of the forge process
 // only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_SCENARIOS (letters of the API scenarios to
-// run, e.g. "a" to profile one; all by default).
+// run, e.g. "a" to profile one; all by default; n-p are the code scenarios of forge-code.ts).
 // The same file also runs the two reference servers, each in a process of its own:
 // `forge.ts --reference <database-url> <port>` and `forge.ts --http-backend <project-root> <port>`;
 // `forge.ts --seed <data-dir> [database-url]` only seeds a data dir (and database) and keeps it (to
@@ -17,7 +17,14 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { connectDatabase, hashPassword, migrate, parseDatabaseUrl, toStoredTime } from "@anvil/core";
+import {
+  connectDatabase,
+  hashPassword,
+  migrate,
+  OUTBOX_TABLE,
+  parseDatabaseUrl,
+  toStoredTime,
+} from "@anvil/core";
 import { freePort } from "@anvil/core/testing";
 import { type Insertable, type Selectable, sql } from "kysely";
 import { gitEnvironment, repositoryPath, runGit } from "../packages/forge/src/git/index.ts";
@@ -30,6 +37,7 @@ import { createRepository } from "../packages/forge/src/services/repositories.ts
 import { addTeamMember, createTeam } from "../packages/forge/src/services/teams.ts";
 import { createToken } from "../packages/forge/src/services/tokens.ts";
 import { queueRepositoryEvent } from "../packages/forge/src/services/webhook-events.ts";
+import { archiveBenchmark, FILES, MERGE, mergeBenchmark, type SeededCode, seedCode } from "./forge-code.ts";
 import {
   checkTarget,
   createBenchDatabase,
@@ -58,7 +66,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const commits = Number(process.env.BENCH_COMMITS || 10_000);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/forge.json");
 const forgeNodeOptions = process.env.BENCH_FORGE_NODE_OPTIONS;
-const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijklm";
+const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijklmnop";
+const codeChosen = [..."nop"].some((letter) => chosenScenarios.includes(letter));
 const issueCount = Number(process.env.BENCH_ISSUES || 100_000);
 
 const USERS = 1000;
@@ -116,6 +125,8 @@ interface Seeded {
   databaseSeconds: number;
   cloneRepositorySeconds: number;
   issues: SeededIssues;
+  /** The code scenarios' repositories, when any of them runs. */
+  code: SeededCode | undefined;
   rows: Record<string, number>;
 }
 
@@ -231,6 +242,15 @@ async function main(): Promise<void> {
         check: (body) => Array.isArray(body) && body.length > 0,
       },
       ...issueScenarios(forge.base, seeded.issues),
+      ...(seeded.code === undefined
+        ? []
+        : [
+            {
+              name: `(n) GET /repos/{o}/{r}/contents/{path}, a file of ${FILES.count}`,
+              target: { base: forge.base, paths: seeded.code.contentPaths, headers: [] },
+              check: (body: unknown) => (body as { type?: unknown }).type === "file",
+            },
+          ]),
     ];
     const referenceTarget: Target = { base: reference.base, paths: seeded.referencePaths, headers: [] };
     await checkTarget(referenceTarget, (body) => typeof (body as { id?: unknown }).id === "number");
@@ -271,6 +291,14 @@ async function main(): Promise<void> {
         )
       : undefined;
     const clone = await cloneBenchmark(work, forge, backend);
+    const storage = { root: path.join(dataDir, "repositories") };
+    const code = seeded.code;
+    const archive =
+      code && chosenScenarios.includes("o")
+        ? await archiveBenchmark(forge, storage, code.owner, runs)
+        : undefined;
+    const merge =
+      code && chosenScenarios.includes("p") ? await mergeBenchmark(forge, storage, work, code) : undefined;
     const result = {
       date: new Date().toISOString(),
       tool,
@@ -289,6 +317,8 @@ async function main(): Promise<void> {
       api,
       drain,
       clone,
+      archive,
+      merge,
     };
     console.log(report(result));
     await mkdir(path.dirname(outFile), { recursive: true });
@@ -461,6 +491,8 @@ async function seed(databaseUrl: string, dataDir: string): Promise<Seeded> {
       );
     }
     const issues = await seedIssues(database, storage, tokenUser, users);
+    // One merge more than the runs: the first warms up.
+    const code = codeChosen ? await seedCode(database, storage, tokenUser, runs + 1) : undefined;
     // What autovacuum does soon after such a load on PostgreSQL: statistics for the planner (a
     // label's list was planned as a walk of every issue without them: 36 req/s against 368) and
     // the visibility map that lets it answer from an index alone.
@@ -505,6 +537,7 @@ async function seed(databaseUrl: string, dataDir: string): Promise<Seeded> {
       databaseSeconds,
       cloneRepositorySeconds,
       issues,
+      code,
       rows: counts,
     };
   } finally {
@@ -857,6 +890,9 @@ async function webhookDrain(
     const hook = (await created.json()) as { id: number };
     // Its ping first, so that no run counts it.
     await waitFor(() => arrivals.length >= 1, 10_000, "the hook's ping");
+    // Queued before the run and due a second into it: what is measured is the drain, not the
+    // rendering of 1,000 payloads, which belongs to the requests that raise the events ((k)) and
+    // here would run in this process on the cores the forge and wrk share.
     const queue = () =>
       database.db.transaction().execute(async (trx) => {
         for (let i = 0; i < DELIVERIES; i++)
@@ -866,6 +902,9 @@ async function webhookDrain(
             type: "issues",
             fields: { action: "opened", number: issues.numbers[i % issues.numbers.length] },
           });
+        await sql`update ${sql.table(OUTBOX_TABLE)} set next_attempt_at = ${toStoredTime(new Date(Date.now() + 1000), database.dialect)} where status = 'pending'`.execute(
+          trx,
+        );
       });
     const quiet: WrkMeasure[] = [];
     const busy: WrkMeasure[] = [];
@@ -874,11 +913,9 @@ async function webhookDrain(
     for (let i = 0; i < plan.runs; i++) {
       quiet.push(await load(plan, sample.target, connections, plan.seconds));
       arrivals.length = 0;
-      // Queued a second into the run, so the whole drain falls inside it (workers poll every 2 s).
-      const [measure] = await Promise.all([
-        load(plan, sample.target, connections, plan.seconds),
-        sleep(1000).then(queue),
-      ]);
+      await queue();
+      // Due a second into the run; workers poll every 2 s, so the whole drain falls inside it.
+      const measure = await load(plan, sample.target, connections, plan.seconds);
       busy.push(measure);
       await waitFor(() => arrivals.length >= DELIVERIES, 120_000, `${DELIVERIES} deliveries`);
       const rate = (DELIVERIES - 1) / (((arrivals.at(-1) ?? 0) - arrivals[0]) / 1000);
@@ -923,6 +960,8 @@ function report(result: {
   api: ApiRow[];
   drain: Awaited<ReturnType<typeof webhookDrain>> | undefined;
   clone: Awaited<ReturnType<typeof cloneBenchmark>>;
+  archive: Awaited<ReturnType<typeof archiveBenchmark>> | undefined;
+  merge: Awaited<ReturnType<typeof mergeBenchmark>> | undefined;
 }): string {
   const rate = (n: number) => Math.round(n).toLocaleString("en-US");
   const ms = (n: number) => `${n.toFixed(2)} ms`;
@@ -969,6 +1008,11 @@ function report(result: {
       `Goal page ${PAGE_DEEP} within 1.2x of page 1 (${shallow}/${deep}): ${slower.toFixed(2)}x, ${met(slower <= 1.2)}.`,
     );
   }
+  const contents = byLetter.get("n");
+  if (contents)
+    lines.push(
+      `Goal a file's contents >= 0.3x the reference: ${ratioOf(contents).toFixed(2)}x, ${met(ratioOf(contents) >= 0.3)}.`,
+    );
   const search = byLetter.get("l");
   if (search)
     lines.push(
@@ -996,6 +1040,29 @@ function report(result: {
     "",
     `Goal clone <= 1.2x git http-backend: ${cloneRatio.toFixed(2)}x, ${cloneRatio <= 1.2 ? "met" : "NOT met"}.`,
   );
+  const { archive, merge } = result;
+  if (archive || merge)
+    lines.push(
+      "",
+      "| code | forge | git run directly | ratio | forge peak RSS before / after |",
+      "|---|---:|---:|---:|---:|",
+    );
+  if (archive)
+    lines.push(
+      `| (o) /archive/main.tar.gz, ${rate(archive.files)} files (${Math.round(archive.forgeBytes / 1024)} KB) | ${ms(archive.forgeMs)} | ${ms(archive.gitArchiveMs)} (git archive) | ${(archive.forgeMs / archive.gitArchiveMs).toFixed(2)} | ${mb(archive.forgePeakRssBeforeKb)} / ${mb(archive.forgePeakRssAfterKb)} |`,
+    );
+  if (merge)
+    lines.push(
+      `| (p) merge a pull request ${rate(MERGE.ahead)} commits ahead | ${ms(merge.forgeMs)} | ${ms(merge.gitMergeMs)} (git merge in a clone) | ${(merge.forgeMs / merge.gitMergeMs).toFixed(2)} | |`,
+    );
+  if (archive) {
+    const ratio = archive.forgeMs / archive.gitArchiveMs;
+    lines.push("", `Goal archive within 1.2x of git archive: ${ratio.toFixed(2)}x, ${met(ratio <= 1.2)}.`);
+  }
+  if (merge) {
+    const ratio = merge.forgeMs / merge.gitMergeMs;
+    lines.push(`Goal merge within 1.5x of git merge: ${ratio.toFixed(2)}x, ${met(ratio <= 1.5)}.`);
+  }
   return lines.join("\n");
 }
 

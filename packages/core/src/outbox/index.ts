@@ -13,5 +13,5 @@ export {
   redeliver,
 } from "./queue.ts";
 export { signHmacSha1Hex, signHmacSha256Hex } from "./signatures.ts";
-export { createOutboxTable } from "./table.ts";
+export { createOutboxTable, OUTBOX_TABLE } from "./table.ts";
 export { type OutboxWorker, type OutboxWorkerOptions, startOutboxWorker } from "./worker.ts";
