@@ -38,7 +38,7 @@ import { ACCESS_ADMIN } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { protectionFor } from "./branch-protection.ts";
 import { changeState, type IssueAudience } from "./issues.ts";
-import { wakePullChecker } from "./pull-check.ts";
+import { checkPull, wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
 import type { RepositoryContext, Storage } from "./repositories.ts";
@@ -148,8 +148,16 @@ export async function mergePull(
   options: MergeOptions,
   rootUrl: URL,
 ): Promise<void> {
-  await checkMergeable(database, context, doer, found, options);
   const style = options.Do || "merge";
+  // A pull still waiting for its check (one just opened or pushed to) is checked here rather than
+  // sent away with 405: the check is the merge's own first step anyway.
+  if (found.pull.status === PULL_STATUS.checking && style !== "manually-merged") {
+    // One that cannot be checked stays `checking`, and the merge answers 405 below.
+    await checkPull(database, storage, found.pull).catch(() => false);
+    const checked = await findPullById(database.db, found.pull.id);
+    if (checked) found = { ...found, pull: checked };
+  }
+  await checkMergeable(database, context, doer, found, options);
   if (
     options.MergeCommitID !== undefined &&
     options.MergeCommitID !== "" &&

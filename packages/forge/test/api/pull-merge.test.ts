@@ -145,6 +145,27 @@ forEachForge(
       assert.equal(repo.body.open_pr_counter, 0);
     });
 
+    test("a pull merged the moment it is opened: its check runs within the merge (200), many commits ahead", async () => {
+      await clone.run("fetch", "-q", "origin");
+      await clone.run("checkout", "-q", "-B", "at-once", "origin/main");
+      for (let n = 0; n < 30; n++) await clone.commit(`once-${n % 5}.txt`, `${n}\n`, `at once ${n}`);
+      await clone.push("at-once");
+      const before = await remoteMain();
+      const made = await api<Pull>(forge.url, "POST", pulls, {
+        token: ada.token,
+        body: { head: "at-once", base: "main", title: "At once" },
+      });
+      assert.equal(made.status, 201);
+      const merged = await merge(made.body.number, { Do: "merge" });
+      assert.equal(merged.status, 200, JSON.stringify(merged.body));
+      const tip = await remoteMain();
+      assert.equal(
+        await clone.run("log", "-1", "--format=%P", tip),
+        `${before} ${await clone.run("rev-parse", "at-once")}`,
+      );
+      assert.equal(await clone.run("rev-list", "--count", `${before}..${tip}`), "31");
+    });
+
     test("rebase: each commit replayed on the base with a new id, its author and message kept, no merge commit", async () => {
       const number = await pullOf("rebase-style", [
         ["r1.txt", "1\n"],
