@@ -33,6 +33,7 @@ import {
   updatePullRow,
 } from "../repositories/pulls.ts";
 import { findRepositoryById } from "../repositories/repos.ts";
+import { hooksHearing } from "../repositories/webhooks.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
 import { ACCESS_ADMIN } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
@@ -41,7 +42,7 @@ import { changeState, type IssueAudience } from "./issues.ts";
 import { checkPull, wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
-import type { RepositoryContext, Storage } from "./repositories.ts";
+import { announceRefChanges, type RepositoryContext, type Storage } from "./repositories.ts";
 import { mayMergeInto, protectionRefusal } from "./reviews.ts";
 import { queueRepositoryEvent, type RepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
@@ -221,8 +222,10 @@ export async function mergePull(
       recheck = true;
       throw new Conflict("merge push out of date");
     }
+    // The base's push webhook is queued with the merge's rows; made only when some hook hears it.
+    const heard = (await hooksHearing(database.db, context.repository.id, context.owner.id)).length > 0;
     const events =
-      tip === baseTip
+      tip === baseTip || !heard
         ? []
         : await pushEvents(database.db, basePath, context.repository, context.owner, doer, {
             before: new Map([[baseRef, baseTip]]),
@@ -443,14 +446,7 @@ async function deleteHeadBranch(
   const tip = await refTarget(path, ref);
   if (tip === undefined || tip !== pull.head_commit_id) return;
   if (!(await moveRef(path, ref, NULL_SHA, tip))) return;
-  const events = await pushEvents(database.db, path, context.repository, context.owner, doer, {
-    before: new Map([[ref, tip]]),
-    after: new Map(),
-  });
-  await database.db.transaction().execute(async (trx) => {
-    for (const event of events) await queueRepositoryEvent(trx, event);
-  });
-  signalQueuedDeliveries();
+  await announceRefChanges(database, path, context, doer, new Map([[ref, tip]]), new Map());
 }
 
 /** GET /pulls/{index}/merge: whether the pull is merged. */
