@@ -331,6 +331,7 @@ forEachForge(
       assert.equal(stale.status, 409);
       assert.equal(stale.body.message, "head out of date");
       const head = await clone.run("rev-parse", "short-lived");
+      const from = receiver.received.length;
       const merged = await mergeWhenChecked(number, {
         Do: "merge",
         delete_branch_after_merge: true,
@@ -339,6 +340,8 @@ forEachForge(
       assert.equal(merged.status, 200);
       const branch = await api(forge.url, "GET", "/repos/ada/app/branches/short-lived");
       assert.equal(branch.status, 404);
+      const deleted = await receiver.next((r) => r.headers["x-gitea-event"] === "delete", from);
+      assert.equal(payloadOf<{ ref: string }>(deleted).ref, "short-lived");
     });
 
     test("a head force-pushed away: the merge is refused cleanly until checked again, nothing moves", async () => {
