@@ -452,6 +452,26 @@ forEachForge("forge pull requests", (forge) => {
     assert.equal(merge.status, 404);
   });
 
+  test("an archived repository's pulls are read-only (423): no pull opened, edited or merged", async () => {
+    const [open] = (await api<Pull[]>(forge.url, "GET", "/repos/ada/race/pulls?limit=1")).body;
+    const pull = `/repos/ada/race/pulls/${open.number}`;
+    const archived = await api(forge.url, "PATCH", "/repos/ada/race", {
+      token: ada.token,
+      body: { archived: true },
+    });
+    assert.equal(archived.status, 200);
+    const writes: Array<[string, string, Record<string, unknown>]> = [
+      ["POST", "/repos/ada/race/pulls", { head: "b0", base: "main", title: "x" }],
+      ["PATCH", pull, { title: "y" }],
+      ["POST", `${pull}/merge`, { Do: "merge" }],
+      ["POST", `${pull}/reviews`, { event: "COMMENT", body: "z" }],
+    ];
+    for (const [method, path, body] of writes)
+      assert.equal((await api(forge.url, method, path, { token: ada.token, body })).status, 423, path);
+    assert.equal((await api(forge.url, "GET", pull)).status, 200);
+    await api(forge.url, "PATCH", "/repos/ada/race", { token: ada.token, body: { archived: false } });
+  });
+
   test("hostile input is refused with Gitea's 4xx, never a 500", async () => {
     const cases: Array<[Record<string, unknown>, number]> = [
       // A NUL anywhere in a JSON body fails the API's body check first.
