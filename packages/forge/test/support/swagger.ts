@@ -35,7 +35,7 @@ function allowGoNil(definition: Definition, pointers: readonly string[] = []): v
 }
 
 /** String fields Gitea declares as *string, which go-swagger shows as plain strings. */
-const GO_POINTERS: Readonly<Record<string, readonly string[]>> = {
+export const GO_POINTERS: Readonly<Record<string, readonly string[]>> = {
   ContentsResponse: [
     "encoding",
     "content",
