@@ -150,6 +150,14 @@ async function drainResponse(url: string, init: RequestInit = {}): Promise<numbe
   return bytes;
 }
 
+async function waitUntil(done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error("waited too long");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   const started = performance.now();
   const result = await work();
@@ -218,7 +226,15 @@ export async function mergeBenchmark(
   const api = `${forge.base}/api/v1/repos/${code.owner}/${MERGE.name}`;
   const headers = { Authorization: `token ${code.token}`, "Content-Type": "application/json" };
   const repoPath = repositoryPath(storage.root, code.owner, MERGE.name);
-  const env = { ...gitEnvironment(), HOME: work };
+  const identity = { name: "Bench Merger", email: "merger@example.com" };
+  const env = {
+    ...gitEnvironment(),
+    HOME: work,
+    GIT_AUTHOR_NAME: identity.name,
+    GIT_AUTHOR_EMAIL: identity.email,
+    GIT_COMMITTER_NAME: identity.name,
+    GIT_COMMITTER_EMAIL: identity.email,
+  };
   const forgeMs: number[] = [];
   const gitMs: number[] = [];
   for (const [i, branch] of code.mergeBranches.entries()) {
@@ -235,6 +251,12 @@ export async function mergeBenchmark(
     });
     if (opened.status !== 201) throw new Error(`opening a pull request answers ${opened.status}`);
     const { number } = (await opened.json()) as { number: number };
+    // Checked in the background, as a pull is long before anyone merges it: what is timed is
+    // the merge alone.
+    await waitUntil(async () => {
+      const pull = await fetch(`${api}/pulls/${number}`, { headers });
+      return ((await pull.json()) as { mergeable?: boolean }).mergeable === true;
+    });
     const [forgeTime, merged] = await timed(() =>
       fetch(`${api}/pulls/${number}/merge`, {
         method: "POST",

@@ -48,7 +48,7 @@ function isRefCandidate(name: string): boolean {
  * The commits several object names resolve to, in one `git cat-file --batch-check`: undefined for
  * each that names none. Names must not hold a newline (isRefCandidate).
  */
-async function commitsOf(repoPath: string, names: readonly string[]): Promise<(string | undefined)[]> {
+export async function commitsOf(repoPath: string, names: readonly string[]): Promise<(string | undefined)[]> {
   const answers = await batchCheck(
     repoPath,
     names.map((name) => `${name}^{commit}`),

@@ -202,6 +202,9 @@ export async function mergePull(
     )
       throw new NotAllowed("not allowed to merge [reason: The head branch is behind the base branch]");
     const now = new Date();
+    // Recorded with the merge; asked now, so git finds it while the merge is being made.
+    const base = mergeBase(basePath, baseTip, head);
+    base.catch(() => undefined);
     let tip: string;
     let mergedCommit: string;
     if (manual) {
@@ -234,7 +237,7 @@ export async function mergePull(
     try {
       await recordMerge(database, context, doer, found, {
         mergedCommit,
-        mergeBase: (await mergeBase(basePath, baseTip, head)) ?? found.pull.merge_base,
+        mergeBase: (await base) ?? found.pull.merge_base,
         head,
         manual,
         events,
