@@ -46,7 +46,12 @@ function parsePackedRefs(text: string): Map<string, string> {
 /** The refs of packed-refs by full name; undefined when only git should read it. */
 function packedRefs(repoPath: string): Map<string, string> | undefined {
   const file = path.join(repoPath, "packed-refs");
-  const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  let stats: BigIntStats | undefined;
+  try {
+    stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
   if (!stats) return NONE;
   const kept = packed.get(repoPath);
   if (kept && kept.signature === signatureOf(stats)) {
@@ -80,7 +85,13 @@ type Found = { id: string } | "absent" | "unknown";
 /** The object a full ref name (`refs/heads/main`) names: loose first, then packed, as git looks. */
 function readRefFile(repoPath: string, fullName: string): Found {
   const file = path.join(repoPath, fullName);
-  const stats = statSync(file, { throwIfNoEntry: false });
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(file, { throwIfNoEntry: false });
+  } catch {
+    // ENOTDIR (`main/x` where `main` is a branch's file), EACCES…: git knows what that means.
+    return "unknown";
+  }
   if (stats?.isFile()) {
     let text: string;
     try {

@@ -87,6 +87,9 @@ forEachForge("forge contents reads: kept answers never outlive a moved ref", (fo
       assert.equal(answer.body.last_commit_sha, second);
       assert.equal(answer.body.sha, await out(["rev-parse", "HEAD:notes.txt"], dir));
     }
+    // Names the ref files cannot hold, or that lead below a branch's own file, are git's to refuse.
+    for (const ref of ["main/x", "../../config", "refs/heads/../main", "main.lock", "refs/heads/"])
+      assert.equal((await read("pushed", "notes.txt", ref)).status, 404, ref);
   });
 
   test("an API commit, a branch made and deleted, a tag: each read follows", async () => {
