@@ -9,7 +9,7 @@ import {
   startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
-import { closeBatchChecks } from "./git/index.ts";
+import { closeBatchChecks, closeObjectReaders } from "./git/index.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerAttachmentDownloads } from "./routes/attachments.ts";
 import { registerGitTransport } from "./routes/git.ts";
@@ -84,6 +84,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       registerHealth(app, database);
       app.addHook("onClose", (_instance, done) => {
         closeBatchChecks();
+        closeObjectReaders();
         done();
       });
       const paging = options.paging ?? { defaultLimit: 30, maxLimit: 50 };

@@ -22,6 +22,7 @@ export { gitEnvironment } from "./environment.ts";
 export { type GitOutput, gitOutput } from "./git-output.ts";
 export { GitHttpError } from "./http-error.ts";
 export { NOTES_REF, type Note, readNote } from "./notes.ts";
+export { closeObjectReaders } from "./object-reader.ts";
 export { type AnnotatedTag, type Blob, readAnnotatedTag, readBlob, resolveObject } from "./objects.ts";
 export type { PageRequest } from "./paging.ts";
 export { FLUSH_PACKET, pktLine } from "./pkt-line.ts";
@@ -90,9 +91,11 @@ export { createTag, deleteTag, getTag, listTags, type NewTag, type Tag } from ".
 export { type GitTransportPath, type GitTransportSubPath, parseGitTransportPath } from "./transport-path.ts";
 export {
   eachBlob,
+  fileAt,
   type LastCommit,
   lastCommitOf,
   lastCommitsIn,
+  lastCommitsOf,
   listDirectory,
   MAX_DIRECTORY_ENTRIES,
   type ResolvedRef,

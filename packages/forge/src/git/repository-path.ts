@@ -51,8 +51,19 @@ export function ownerPath(root: string, owner: string): string {
   return inside(base, join(base, plainName("owner", owner)));
 }
 
+// Every read of a repository's files asks for its path: the answers are kept (the checks and path
+// arithmetic cost more than a hot read's other work).
+const KEPT_PATHS = 4096;
+const keptPaths = new Map<string, string>();
+
 /** `<root>/<owner>/<name>.git`, lower-cased as Gitea stores it; throws Invalid for unsafe names. */
 export function repositoryPath(root: string, owner: string, name: string): string {
+  const key = `${root}\0${owner}\0${name}`;
+  const kept = keptPaths.get(key);
+  if (kept !== undefined) return kept;
   const base = resolve(root);
-  return inside(base, join(ownerPath(base, owner), `${plainName("name", name)}.git`));
+  const found = inside(base, join(ownerPath(base, owner), `${plainName("name", name)}.git`));
+  if (keptPaths.size >= KEPT_PATHS) keptPaths.delete(keptPaths.keys().next().value as string);
+  keptPaths.set(key, found);
+  return found;
 }

@@ -1,5 +1,7 @@
 import { batchCheck } from "./batch-check.ts";
+import { objectBytes, objectInfo } from "./object-reader.ts";
 import { spawnGit } from "./process.ts";
+import { refFromFiles } from "./ref-files.ts";
 import { runGit, runGitForBytes } from "./run.ts";
 import { parseEntry, type TreeEntry } from "./trees.ts";
 
@@ -64,6 +66,11 @@ export async function commitsOf(repoPath: string, names: readonly string[]): Pro
  * (7 to 64 hex digits); undefined when none.
  */
 export async function resolveRef(repoPath: string, ref: string): Promise<ResolvedRef | undefined> {
+  const fromFiles = refFromFiles(repoPath, ref);
+  if (fromFiles) {
+    const commit = await peeledCommit(repoPath, fromFiles.id);
+    if (commit) return { kind: fromFiles.kind, name: fromFiles.name, commit };
+  }
   // A full ref name says which kind it is.
   for (const [prefix, kind] of FULL_REF_PREFIXES) {
     if (!ref.startsWith(prefix)) continue;
@@ -73,6 +80,21 @@ export async function resolveRef(repoPath: string, ref: string): Promise<Resolve
     return commit === undefined ? undefined : { kind, name, commit };
   }
   return (await resolveRefPrefix(repoPath, [ref]))?.ref;
+}
+
+// The commit an object peels to never changes: kept by object id, so a branch whose tip did not
+// move is resolved without git.
+const PEELED_KEPT = 4096;
+const peeled = new Map<string, string>();
+
+async function peeledCommit(repoPath: string, id: string): Promise<string | undefined> {
+  const kept = peeled.get(id);
+  if (kept) return kept;
+  const [commit] = await commitsOf(repoPath, [id]);
+  if (commit === undefined) return undefined;
+  if (peeled.size >= PEELED_KEPT) peeled.delete(peeled.keys().next().value as string);
+  peeled.set(id, commit);
+  return commit;
 }
 
 const FULL_REF_PREFIXES = [
@@ -159,6 +181,91 @@ export async function treeEntry(
   return (await treeEntries(repoPath, commit, [path])).get(path);
 }
 
+// Trees read whole through the object reader, parsed and kept by id (what a tree holds never
+// changes), up to this many entries in all.
+const KEPT_TREE_ENTRIES = 200_000;
+const keptTrees = new Map<string, Map<string, { mode: string; id: string }>>();
+let keptTreeEntries = 0;
+
+/** A raw tree object's entries by name: `<mode> <name>\0<id bytes>` each. */
+function parseTree(bytes: Buffer, idBytes: number): Map<string, { mode: string; id: string }> {
+  const entries = new Map<string, { mode: string; id: string }>();
+  let at = 0;
+  while (at < bytes.length) {
+    const space = bytes.indexOf(0x20, at);
+    const nul = bytes.indexOf(0, space);
+    if (space === -1 || nul === -1) break;
+    const mode = bytes.toString("latin1", at, space).padStart(6, "0");
+    entries.set(bytes.toString("utf8", space + 1, nul), {
+      mode,
+      id: bytes.toString("hex", nul + 1, nul + 1 + idBytes),
+    });
+    at = nul + 1 + idBytes;
+  }
+  return entries;
+}
+
+async function readTree(repoPath: string, name: string) {
+  const info = await objectInfo(repoPath, name);
+  if (info === undefined || info === "missing") return info;
+  if (info.type !== "tree") return "missing";
+  const kept = keptTrees.get(info.id);
+  if (kept) return kept;
+  const object = await objectBytes(repoPath, info.id);
+  if (object === undefined || object === "missing") return object;
+  const entries = parseTree(object.bytes, info.id.length / 2);
+  if (entries.size <= KEPT_TREE_ENTRIES) {
+    for (const [id, oldest] of keptTrees) {
+      if (keptTreeEntries + entries.size <= KEPT_TREE_ENTRIES) break;
+      keptTrees.delete(id);
+      keptTreeEntries -= oldest.size;
+    }
+    keptTrees.set(info.id, entries);
+    keptTreeEntries += entries.size;
+  }
+  return entries;
+}
+
+const TYPE_OF_MODE: Record<string, string> = { "040000": "tree", "160000": "commit" };
+
+/**
+ * The entry at `path` (not the root) in `commit`'s tree, as treeEntry finds it, and a blob's bytes
+ * when it holds at most `maxBytes`; read through the repository's kept object reader, with
+ * treeEntry and readBlobBytes when that reader cannot answer.
+ */
+export async function fileAt(
+  repoPath: string,
+  commit: string,
+  path: string,
+  maxBytes: number,
+): Promise<{ entry: TreeEntry; bytes?: Buffer } | undefined> {
+  const slash = path.lastIndexOf("/");
+  const tree = await readTree(
+    repoPath,
+    slash === -1 ? `${commit}^{tree}` : `${commit}:${path.slice(0, slash)}`,
+  );
+  if (tree === "missing") return undefined;
+  const found = tree?.get(path.slice(slash + 1));
+  if (tree !== undefined && found === undefined) return undefined;
+  const type = found && (TYPE_OF_MODE[found.mode] ?? "blob");
+  const info = found && type === "blob" ? await objectInfo(repoPath, found.id) : undefined;
+  if (found && type !== "blob")
+    return { entry: { mode: found.mode, type: type as string, id: found.id, size: 0, path } };
+  if (found && info !== undefined && info !== "missing") {
+    const entry = { mode: found.mode, type: "blob", id: found.id, size: info.size, path };
+    if (info.size > maxBytes) return { entry };
+    const object = await objectBytes(repoPath, found.id);
+    if (object !== undefined && object !== "missing") return { entry, bytes: object.bytes };
+  }
+  const entry = await treeEntry(repoPath, commit, path);
+  if (!entry) return undefined;
+  const bytes =
+    entry.type === "blob" && entry.size <= maxBytes
+      ? await readBlobBytes(repoPath, entry.id, maxBytes)
+      : undefined;
+  return { entry, bytes };
+}
+
 /** Most entries one directory listing reads: Gitea lists a directory whole, we stop there. */
 export const MAX_DIRECTORY_ENTRIES = 5000;
 
@@ -223,6 +330,51 @@ export async function lastCommitOf(
 const LAST_COMMITS_WALK = 2000;
 const LAST_COMMITS_ONE_BY_ONE = 100;
 
+/**
+ * Walks `git log --name-only` of `revisions` limited to `pathspecs`, handing each changed path with
+ * the commit that changed it to `take`, newest first, until `take` says it has all it wants.
+ */
+async function walkChanges(
+  repoPath: string,
+  revisions: readonly string[],
+  pathspecs: readonly string[],
+  take: (path: string, commit: LastCommit) => boolean,
+  maxCount?: number,
+): Promise<void> {
+  const git = spawnGit([
+    `--git-dir=${repoPath}`,
+    "--literal-pathspecs",
+    "log",
+    "-z",
+    "--name-only",
+    "--no-renames",
+    ...(maxCount === undefined ? [] : [`--max-count=${maxCount}`]),
+    LAST_COMMIT_FORMAT,
+    "--end-of-options",
+    ...revisions,
+    ...(pathspecs.length === 0 ? [] : ["--", ...pathspecs]),
+  ]);
+  git.stdin.end();
+  let pending = "";
+  let current: LastCommit | undefined;
+  let done = false;
+  git.stdout.setEncoding("utf8");
+  for await (const chunk of git.stdout as AsyncIterable<string>) {
+    const tokens = (pending + chunk).split("\0");
+    pending = tokens.pop() ?? "";
+    for (const token of tokens) {
+      if (token.startsWith(RECORD)) current = parseLastCommit(token.slice(1));
+      else if (current && take(token.replace(/^\n/, ""), current)) done = true;
+      if (done) break;
+    }
+    if (done) {
+      git.kill();
+      break;
+    }
+  }
+  await git.exited;
+}
+
 /** The last commit of each entry directly inside the directory `dir`, as lastCommitOf finds it. */
 export async function lastCommitsIn(
   repoPath: string,
@@ -234,47 +386,90 @@ export async function lastCommitsIn(
   const wanted = new Set(names);
   if (wanted.size === 0) return found;
   const prefix = dir === "" ? "" : `${dir}/`;
-  const git = spawnGit([
-    `--git-dir=${repoPath}`,
-    "--literal-pathspecs",
-    "log",
-    "-z",
-    "--name-only",
-    "--no-renames",
-    `--max-count=${LAST_COMMITS_WALK}`,
-    LAST_COMMIT_FORMAT,
-    "--end-of-options",
-    commit,
-    ...(dir === "" ? [] : ["--", dir]),
-  ]);
-  git.stdin.end();
-  let pending = "";
-  let current: LastCommit | undefined;
-  const take = (token: string) => {
-    if (token.startsWith(RECORD)) {
-      current = parseLastCommit(token.slice(1));
-      return;
-    }
-    const path = token.replace(/^\n/, "");
-    if (!current || !path.startsWith(prefix)) return;
-    const name = path.slice(prefix.length).split("/", 1)[0];
-    if (wanted.has(name) && !found.has(name)) found.set(name, current);
-  };
-  git.stdout.setEncoding("utf8");
-  for await (const chunk of git.stdout as AsyncIterable<string>) {
-    const tokens = (pending + chunk).split("\0");
-    pending = tokens.pop() ?? "";
-    for (const token of tokens) take(token);
-    if (found.size === wanted.size) {
-      git.kill();
-      break;
-    }
-  }
-  await git.exited;
+  await walkChanges(
+    repoPath,
+    [commit],
+    dir === "" ? [] : [dir],
+    (path, last) => {
+      if (!path.startsWith(prefix)) return false;
+      const name = path.slice(prefix.length).split("/", 1)[0];
+      if (wanted.has(name) && !found.has(name)) found.set(name, last);
+      return found.size === wanted.size;
+    },
+    LAST_COMMITS_WALK,
+  );
   const missing = [...wanted].filter((name) => !found.has(name)).slice(0, LAST_COMMITS_ONE_BY_ONE);
   for (const name of missing) {
     const last = await lastCommitOf(repoPath, commit, `${prefix}${name}`);
     if (last) found.set(name, last);
+  }
+  return found;
+}
+
+// The first merge in a commit's history (none: "") never changes: kept by commit.
+const FIRST_MERGES_KEPT = 1024;
+const firstMerges = new Map<string, string>();
+
+async function firstMergeOf(repoPath: string, commit: string): Promise<string> {
+  const kept = firstMerges.get(commit);
+  if (kept !== undefined) return kept;
+  const { stdout } = await runGit([
+    `--git-dir=${repoPath}`,
+    "rev-list",
+    "--min-parents=2",
+    "--max-count=1",
+    "--end-of-options",
+    commit,
+  ]);
+  const merge = stdout.trim();
+  if (firstMerges.size >= FIRST_MERGES_KEPT) firstMerges.delete(firstMerges.keys().next().value as string);
+  firstMerges.set(commit, merge);
+  return merge;
+}
+
+/** Most paths beyond those asked for that one walk of lastCommitsOf reports. */
+const LAST_COMMITS_EXTRA = 10_000;
+
+/**
+ * The last commit that changed each of several files, exactly as lastCommitOf finds each, from one
+ * walk of the history of their directories (a file at the root: of the file alone); with the last
+ * commits of the other files of those directories the walk passed on its way, for a caller to keep.
+ * Above the history's first merge the history is a line, where the first commit of a walk limited
+ * to some directories that lists a path is the one `git log -1 -- path` finds; for a path that walk
+ * does not place (its last change lies at or below a merge, where git's history simplification for
+ * one path may differ from the one for several), lastCommitOf answers.
+ */
+export async function lastCommitsOf(
+  repoPath: string,
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, LastCommit>> {
+  const found = new Map<string, LastCommit>();
+  const wanted = new Set(paths);
+  if (wanted.size === 0) return found;
+  const merge = await firstMergeOf(repoPath, commit);
+  const pathspecs = new Set(
+    [...wanted].map((path) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : path)),
+  );
+  let placed = 0;
+  let extra = 0;
+  await walkChanges(
+    repoPath,
+    merge === "" ? [commit] : [commit, `^${merge}`],
+    [...pathspecs],
+    (path, last) => {
+      if (found.has(path)) return false;
+      if (wanted.has(path)) placed += 1;
+      else if (extra < LAST_COMMITS_EXTRA) extra += 1;
+      else return placed === wanted.size;
+      found.set(path, last);
+      return placed === wanted.size;
+    },
+  );
+  for (const path of wanted) {
+    if (found.has(path)) continue;
+    const last = await lastCommitOf(repoPath, commit, path);
+    if (last) found.set(path, last);
   }
   return found;
 }

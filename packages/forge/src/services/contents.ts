@@ -3,11 +3,13 @@ import {
   type Commit,
   commitFiles,
   type FileWrite,
+  fileAt,
   getCommit,
   isBranchName,
   isEmpty,
-  lastCommitOf,
+  type LastCommit,
   lastCommitsIn,
+  lastCommitsOf,
   listDirectory,
   type NewSignature,
   type ResolvedRef,
@@ -86,7 +88,7 @@ export interface ContentsItem {
   entry: TreeEntry;
   content?: Buffer;
   target?: string;
-  lastCommit?: Awaited<ReturnType<typeof lastCommitOf>>;
+  lastCommit?: LastCommit;
   /** A submodule's URL, from the commit's .gitmodules. */
   submoduleUrl?: string;
 }
@@ -101,23 +103,37 @@ async function submodulesOf(repoPath: string, commit: string, entries: readonly 
 }
 
 /**
- * GET /contents/{path}: one item for a file (with its bytes), a symlink or a submodule; the items of
- * a directory (without bytes). Each with the last commit that changed it. An empty repository has
- * an empty root.
+ * The ref a GET /contents of `path` reads (see readRef); undefined for the root of an empty
+ * repository, which lists nothing.
+ */
+export async function contentsRef(
+  storage: Storage,
+  context: RepositoryContext,
+  path: string,
+  ref?: string,
+): Promise<ResolvedRef | undefined> {
+  requireUnit(context, "repo.code", ACCESS_READ);
+  const repoPath = repositoryFilesPath(storage, context);
+  if (path === "" && readBool(context.repository.is_empty) && (await isEmpty(repoPath))) return undefined;
+  return readRef(storage, context, ref);
+}
+
+/**
+ * GET /contents/{path} at a resolved ref (contentsRef): one item for a file (with its bytes), a
+ * symlink or a submodule; the items of a directory (without bytes). Each with the last commit
+ * that changed it.
  */
 export async function getContents(
   storage: Storage,
   context: RepositoryContext,
   path: string,
-  ref?: string,
-): Promise<{ ref?: ResolvedRef; item?: ContentsItem; items?: ContentsItem[] }> {
+  resolved: ResolvedRef,
+): Promise<ContentsAnswer> {
   requireUnit(context, "repo.code", ACCESS_READ);
   const repoPath = repositoryFilesPath(storage, context);
-  if (path === "" && readBool(context.repository.is_empty) && (await isEmpty(repoPath))) return { items: [] };
-  const resolved = await readRef(storage, context, ref);
   const key = `${repoPath}\0${resolved.commit}\0${path}`;
   const known = keptContents.get(key);
-  if (known) return { ref: resolved, ...known };
+  if (known) return known;
   const answer = await readContents(repoPath, resolved, path);
   const items = answer.item ? [answer.item] : answer.items;
   keptContents.keep(
@@ -125,10 +141,12 @@ export async function getContents(
     answer,
     items.reduce((total, item) => total + 512 + item.entry.path.length + (item.content?.length ?? 0), 0),
   );
-  return { ref: resolved, ...answer };
+  return answer;
 }
 
-type ContentsAnswer = { item: ContentsItem; items?: undefined } | { items: ContentsItem[]; item?: undefined };
+export type ContentsAnswer =
+  | { item: ContentsItem; items?: undefined }
+  | { items: ContentsItem[]; item?: undefined };
 
 // What a commit holds never changes: answers are kept by commit and path, raw entries too, and
 // small blobs by id.
@@ -136,18 +154,90 @@ const keptContents = new KeptAnswers<ContentsAnswer>(16 * 1024 * 1024, 256 * 102
 const keptEntries = new KeptAnswers<TreeEntry>(4 * 1024 * 1024, 8 * 1024);
 const keptBlobs = new KeptAnswers<Buffer>(16 * 1024 * 1024, 64 * 1024);
 
+// Reads of files of one commit that miss at once (a client fetching many files) share one walk of
+// the history for their last commits: the paths asked while a walk runs go into the next one.
+const LAST_COMMITS_BATCH = 256;
+const LAST_COMMITS_BATCH_BYTES = 256 * 1024;
+
+interface LastCommitBatch {
+  paths: Map<string, ((found: LastCommit | undefined | Error) => void)[]>;
+  bytes: number;
+}
+
+const lastCommitBatches = new Map<string, { running: boolean; queued: LastCommitBatch[] }>();
+
+// The last commits those walks place, asked for or passed on the way, by commit and path.
+const keptLastCommits = new KeptAnswers<LastCommit>(8 * 1024 * 1024, 8 * 1024);
+
+function lastCommitBatched(repoPath: string, commit: string, path: string): Promise<LastCommit | undefined> {
+  const key = `${repoPath}\0${commit}`;
+  const kept = keptLastCommits.get(`${key}\0${path}`);
+  if (kept) return Promise.resolve(kept);
+  let state = lastCommitBatches.get(key);
+  if (!state) {
+    state = { running: false, queued: [] };
+    lastCommitBatches.set(key, state);
+  }
+  let batch = state.queued.at(-1);
+  if (
+    !batch ||
+    (!batch.paths.has(path) &&
+      (batch.paths.size >= LAST_COMMITS_BATCH || batch.bytes + path.length > LAST_COMMITS_BATCH_BYTES))
+  ) {
+    batch = { paths: new Map(), bytes: 0 };
+    state.queued.push(batch);
+  }
+  const waiting = batch.paths.get(path) ?? [];
+  if (waiting.length === 0) {
+    batch.paths.set(path, waiting);
+    batch.bytes += path.length;
+  }
+  const answer = new Promise<LastCommit | undefined>((resolve, reject) => {
+    waiting.push((found) => (found instanceof Error ? reject(found) : resolve(found)));
+  });
+  if (!state.running) {
+    state.running = true;
+    const running = state;
+    // The rest of this turn's misses join the first walk.
+    setImmediate(() => void runLastCommitBatches(repoPath, commit, key, running));
+  }
+  return answer;
+}
+
+async function runLastCommitBatches(
+  repoPath: string,
+  commit: string,
+  key: string,
+  state: { running: boolean; queued: LastCommitBatch[] },
+) {
+  for (let batch = state.queued.shift(); batch; batch = state.queued.shift()) {
+    let found: Map<string, LastCommit> | Error;
+    try {
+      found = await lastCommitsOf(repoPath, commit, [...batch.paths.keys()]);
+    } catch (error) {
+      found = error instanceof Error ? error : new Error(String(error));
+    }
+    if (!(found instanceof Error))
+      for (const [path, last] of found)
+        keptLastCommits.keep(`${key}\0${path}`, last, 256 + key.length + path.length);
+    for (const [path, waiting] of batch.paths)
+      for (const settle of waiting) settle(found instanceof Error ? found : found.get(path));
+  }
+  state.running = false;
+  lastCommitBatches.delete(key);
+}
+
 async function readContents(repoPath: string, resolved: ResolvedRef, path: string): Promise<ContentsAnswer> {
   if (treePathProblem(path) !== undefined) throw notExist(path);
-  const entry = await treeEntry(repoPath, resolved.commit, path);
+  const file = path === "" ? undefined : await fileAt(repoPath, resolved.commit, path, MAX_INLINE_BLOB_BYTES);
+  const entry = file?.entry ?? (path === "" ? await treeEntry(repoPath, resolved.commit, path) : undefined);
   if (!entry) throw notExist(path);
   if (entry.type !== "tree") {
-    const [lastCommit, bytes, submodules] = await Promise.all([
-      lastCommitOf(repoPath, resolved.commit, path),
-      entry.type === "blob" && entry.size <= MAX_INLINE_BLOB_BYTES
-        ? readBlobBytes(repoPath, entry.id, MAX_INLINE_BLOB_BYTES)
-        : undefined,
+    const [lastCommit, submodules] = await Promise.all([
+      lastCommitBatched(repoPath, resolved.commit, path),
       submodulesOf(repoPath, resolved.commit, [entry]),
     ]);
+    const bytes = file?.bytes;
     const symlink = entry.mode === SYMLINK;
     return {
       item: {

@@ -32,10 +32,12 @@ import {
   type ContentsItem,
   changeFiles,
   commitMessages,
+  contentsRef,
   getContents,
   rawEntry,
 } from "../../services/contents.ts";
 import { editorconfigFor } from "../../services/editorconfig.ts";
+import { KeptAnswers } from "../../services/kept.ts";
 import { languageStatistics } from "../../services/languages.ts";
 import { type RepositoryContext, repositoryFilesPath, requireUnit } from "../../services/repositories.ts";
 import { type ApiContext, scopeCovers, signedIn } from "./context.ts";
@@ -221,31 +223,62 @@ export function registerContents(context: ApiContext): void {
     return { content: files[0] ?? null, ...rest };
   };
 
-  const contents = async (request: FastifyRequest, path: string, ref: string | undefined) => {
+  // A GET's JSON is kept as sent, by the commit read, the path, and what the links hold (the ref as
+  // named, the repository's name, the root URL): what a commit holds never changes, and the ref is
+  // resolved on every request, so a branch that moved is read at its new tip.
+  const keptBodies = new KeptAnswers<Buffer>(32 * 1024 * 1024, 1024 * 1024);
+  const contents = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    ref: string | undefined,
+  ) => {
     const found = await requestedRepository(
       database,
       request.params as { owner: string; repo: string },
       request,
     );
-    const answer = await getContents(storage, found, path, ref);
-    if (answer.items && !answer.ref) return [];
-    const where = contentsContext(found, request, answer.ref as ContentsContext["ref"]);
-    return answer.item ? render(answer.item, where) : (answer.items ?? []).map((item) => render(item, where));
+    const resolved = await contentsRef(storage, found, path, ref);
+    let body: Buffer | undefined;
+    if (resolved) {
+      const key = [
+        repositoryFilesPath(storage, found),
+        resolved.commit,
+        path,
+        resolved.kind,
+        resolved.name,
+        found.owner.name,
+        found.repository.name,
+        request.rootUrl.href,
+      ].join("\0");
+      body = keptBodies.get(key);
+      if (!body) {
+        const answer = await getContents(storage, found, path, resolved);
+        const where = contentsContext(found, request, resolved);
+        body = Buffer.from(
+          JSON.stringify(
+            answer.item ? render(answer.item, where) : answer.items.map((item) => render(item, where)),
+          ),
+        );
+        keptBodies.keep(key, body, body.length + key.length);
+      }
+    }
+    return reply.type("application/json; charset=utf-8").send(body ?? "[]");
   };
 
   app.get(
     "/repos/:owner/:repo/contents",
     { ...read, schema: { params: RepoParams, querystring: RefQuery } },
-    async (request) => contents(request, "", request.query.ref),
+    async (request, reply) => contents(request, reply, "", request.query.ref),
   );
 
   app.get(
     "/repos/:owner/:repo/contents/*",
     { ...read, schema: { params: FilePathParams, querystring: RefQuery } },
-    async (request) => {
+    async (request, reply) => {
       // Gitea lists the root for an empty path or a lone dot, and a directory named with a slash after it.
       const path = request.params["*"].replace(/\/$/, "");
-      return contents(request, path === "." ? "" : path, request.query.ref);
+      return contents(request, reply, path === "." ? "" : path, request.query.ref);
     },
   );
 
@@ -263,8 +296,10 @@ export function registerContents(context: ApiContext): void {
       request.params as { owner: string; repo: string },
       request,
     );
-    const answer = await getContents(storage, found, raw === "." || raw === "/" ? "" : raw, query.ref);
-    if (!answer.ref) return { dir_contents: [] };
+    const path = raw === "." || raw === "/" ? "" : raw;
+    const resolved = await contentsRef(storage, found, path, query.ref);
+    if (!resolved) return { dir_contents: [] };
+    const answer = await getContents(storage, found, path, resolved);
     const items = answer.item ? [answer.item] : (answer.items ?? []);
     const messages = includes.has("commit_message")
       ? await commitMessages(
@@ -273,7 +308,7 @@ export function registerContents(context: ApiContext): void {
           items.flatMap((item) => (item.lastCommit ? [item.lastCommit.id] : [])),
         )
       : undefined;
-    const where = contentsContext(found, request, answer.ref);
+    const where = contentsContext(found, request, resolved);
     const extRender = (item: ContentsItem, withContent: boolean) =>
       toContentsResponse(item.entry, where, {
         content: withContent ? item.content : undefined,
