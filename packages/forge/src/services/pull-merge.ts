@@ -202,8 +202,13 @@ export async function mergePull(
     )
       throw new NotAllowed("not allowed to merge [reason: The head branch is behind the base branch]");
     const now = new Date();
-    // Recorded with the merge; asked now, so git finds it while the merge is being made.
-    const base = mergeBase(basePath, baseTip, head);
+    // Recorded with the merge. A pull claimed as checked keeps the merge base its check found: a
+    // base that moved since has it checked again (and claimed as such no longer), and moving
+    // forward rarely changes a merge base anyway. Otherwise git is asked while the merge is made.
+    const checked =
+      claimed.merge_base !== "" &&
+      (claimed.status === PULL_STATUS.mergeable || claimed.status === PULL_STATUS.empty);
+    const base = checked ? Promise.resolve(claimed.merge_base) : mergeBase(basePath, baseTip, head);
     base.catch(() => undefined);
     let tip: string;
     let mergedCommit: string;
