@@ -46,6 +46,8 @@ export interface OutboxWorker {
   wake(): void;
 }
 
+/** Results written in one go before the requests waiting are let in. */
+const WRITES_BETWEEN_PAUSES = 4;
 const DEFAULT_RETRIES = [10_000, 30_000, 120_000, 600_000];
 const DAY = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
@@ -205,6 +207,10 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
             .where("status", "=", "pending")
             .executeTakeFirstOrThrow();
           written.push(claimed(update));
+          // Lets the requests that arrived meanwhile in between every few: on SQLite each write
+          // blocks the event loop, and a batch of them in one go is what a request behind it
+          // waits for; a pause after each one, under load, slows a drain below what it must keep.
+          if (written.length % WRITES_BETWEEN_PAUSES === 0) await new Promise(setImmediate);
         }
         return { written, rows: due ? await claim(trx, free, now) : [] };
       });
