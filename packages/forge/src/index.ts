@@ -9,7 +9,7 @@ import {
   startOutboxWorker,
 } from "@anvil/core";
 import { mapForgeError } from "./errors.ts";
-import { closeBatchChecks, closeObjectReaders } from "./git/index.ts";
+import { closeObjectReaders } from "./git/index.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerAttachmentDownloads } from "./routes/attachments.ts";
 import { registerGitTransport } from "./routes/git.ts";
@@ -83,7 +83,6 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       await sweepIncoming(attachmentRoot(storage), LEFTOVER_GRACE_MS);
       registerHealth(app, database);
       app.addHook("onClose", (_instance, done) => {
-        closeBatchChecks();
         closeObjectReaders();
         done();
       });

@@ -2,7 +2,7 @@
 
 export { ARCHIVE_FORMATS, type ArchiveFormat, startArchive } from "./archive.ts";
 export { type AutoInitOptions, autoInit, type NewSignature } from "./auto-init.ts";
-export { batchCheck, closeBatchChecks } from "./batch-check.ts";
+export { batchCheck } from "./batch-check.ts";
 export { type Branch, type BranchPage, defaultBranch, getBranch, listBranches } from "./branches.ts";
 export { GitCommandError, type GitExit } from "./command-error.ts";
 export { type Commit, readCommits, type Signature } from "./commit.ts";

@@ -1,7 +1,7 @@
 import { type GitProcess, spawnGit } from "./process.ts";
 
-// Objects read through one long-lived `git cat-file --batch-command` per repository (as
-// batch-check.ts keeps its look-ups): a file's tree entry and bytes cost round trips through a pipe,
+// Objects read through one long-lived `git cat-file --batch-command` per repository (batch-check.ts
+// answers its look-ups through it too): a file's tree entry and bytes cost round trips through a pipe,
 // not new processes, and starting a process from a server holding hundreds of megabytes costs
 // milliseconds of its event loop each time. git looks each name up afresh (refs, new packs), so a
 // kept process sees every push.
