@@ -47,6 +47,7 @@ export {
   refTarget,
   replayCommits,
   setRef,
+  type TreeMerge,
 } from "./pulls.ts";
 export { type PushRule, pushRulesEnvironment } from "./push-rules.ts";
 export { type RawDiffType, rawDiff } from "./raw-diff.ts";

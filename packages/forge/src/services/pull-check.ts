@@ -1,6 +1,14 @@
 import { EventEmitter } from "node:events";
 import { type Logger, readBool } from "@anvil/core";
-import { fetchRef, isAncestor, mergeBase, mergeTrees, refTarget, setRef } from "../git/index.ts";
+import {
+  fetchRef,
+  isAncestor,
+  mergeBase,
+  mergeTrees,
+  refTarget,
+  setRef,
+  type TreeMerge,
+} from "../git/index.ts";
 import { findAccountById } from "../repositories/accounts.ts";
 import {
   findIssueOfPull,
@@ -14,10 +22,26 @@ import {
 import { findRepositoryById } from "../repositories/repos.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { protectionFor } from "./branch-protection.ts";
+import { KeptAnswers } from "./kept.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import { pathOf, registerPullStorage } from "./pull-views.ts";
 import type { Storage } from "./repositories.ts";
 import { signalQueuedDeliveries } from "./webhook-events.ts";
+
+// What merging two commits gives never changes, and git wrote its tree into the repository: the
+// check's clean merge is kept, so a merge of the checked pull (merge or squash) commits that tree
+// rather than working the merge out again.
+const cleanMerges = new KeptAnswers<TreeMerge>(64 * 1024, 256);
+
+/** The merge of `head` into `base` (commit ids) in the repository at `path`, kept when clean. */
+export async function mergedTree(path: string, base: string, head: string): Promise<TreeMerge> {
+  const key = `${path}\0${base}\0${head}`;
+  const kept = cleanMerges.get(key);
+  if (kept) return kept;
+  const merged = await mergeTrees(path, base, head);
+  if (merged.tree !== undefined) cleanMerges.keep(key, merged, key.length + merged.tree.length);
+  return merged;
+}
 
 // Whether each open pull can be merged is worked out here, in the background, never in a request:
 // a pull is marked `checking` when it is opened and whenever a push moves its base or head branch
@@ -72,7 +96,7 @@ export async function checkPull(database: ForgeDatabase, storage: Storage, pull:
     commonBase = (await mergeBase(basePath, base, head)) ?? "";
     if (await isAncestor(basePath, head, base)) status = PULL_STATUS.empty;
     else {
-      const merged = await mergeTrees(basePath, base, head);
+      const merged = await mergedTree(basePath, base, head);
       status = merged.tree === undefined ? PULL_STATUS.conflict : PULL_STATUS.mergeable;
       conflicts = merged.conflicts;
     }

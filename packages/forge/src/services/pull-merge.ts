@@ -10,7 +10,6 @@ import {
   isAncestor,
   isCommitId,
   mergeBase,
-  mergeTrees,
   moveRef,
   NULL_SHA,
   readCommits,
@@ -39,7 +38,7 @@ import { ACCESS_ADMIN } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { protectionFor } from "./branch-protection.ts";
 import { changeState, type IssueAudience } from "./issues.ts";
-import { checkPull, wakePullChecker } from "./pull-check.ts";
+import { checkPull, mergedTree, wakePullChecker } from "./pull-check.ts";
 import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
 import { announceRefChanges, type RepositoryContext, type Storage } from "./repositories.ts";
@@ -362,14 +361,14 @@ async function mergedTip(
       return commitTree(path, tree, [baseTip, rebased], message, committer, committer);
     }
     case "squash": {
-      const merged = await mergeTrees(path, baseTip, head);
+      const merged = await mergedTree(path, baseTip, head);
       if (merged.tree === undefined) throw conflict(merged.conflicts);
       // The squashed commit is the poster's, as in Gitea.
       const author = poster ? signature(poster, now) : committer;
       return commitTree(path, merged.tree, [baseTip], message, author, committer);
     }
     default: {
-      const merged = await mergeTrees(path, baseTip, head);
+      const merged = await mergedTree(path, baseTip, head);
       if (merged.tree === undefined) throw conflict(merged.conflicts);
       return commitTree(path, merged.tree, [baseTip, head], message, committer, committer);
     }
