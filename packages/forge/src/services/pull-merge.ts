@@ -34,7 +34,7 @@ import {
 import { findRepositoryById } from "../repositories/repos.ts";
 import { hooksHearing } from "../repositories/webhooks.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
-import { ACCESS_ADMIN } from "./access.ts";
+import { ACCESS_ADMIN, ACCESS_WRITE, accessTo, repositoryPermission } from "./access.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
 import { protectionFor } from "./branch-protection.ts";
 import { changeState, type IssueAudience } from "./issues.ts";
@@ -443,17 +443,34 @@ async function deleteHeadBranch(
   found: PullInContext,
 ): Promise<void> {
   const pull = await findPullById(database.db, found.pull.id);
-  if (!pull || pull.head_repo_id !== context.repository.id) return;
-  // Neither the default branch nor a protected one is deleted (Gitea's CanDeleteBranch).
-  if (pull.head_branch === context.repository.default_branch) return;
-  if (await protectionFor(database.db, context.repository.id, pull.head_branch)) return;
-  if (await headInUse(database.db, context.repository.id, pull.head_branch, pull.id)) return;
-  const path = pathOf(storage, context);
+  if (!pull || pull.head_repo_id === null) return;
+  // A fork's branch goes too when the merger may write its code (Gitea's CanDeleteBranch).
+  const head = await headContext(database, context, pull.head_repo_id, doer);
+  if (!head || accessTo(head.permission, "repo.code") < ACCESS_WRITE) return;
+  // Neither the default branch nor a protected one is deleted.
+  if (pull.head_branch === head.repository.default_branch) return;
+  if (await protectionFor(database.db, head.repository.id, pull.head_branch)) return;
+  if (await headInUse(database.db, head.repository.id, pull.head_branch, pull.id)) return;
+  const path = pathOf(storage, head);
   const ref = `refs/heads/${pull.head_branch}`;
   const tip = await refTarget(path, ref);
   if (tip === undefined || tip !== pull.head_commit_id) return;
   if (!(await moveRef(path, ref, NULL_SHA, tip))) return;
-  await announceRefChanges(database, path, context, doer, new Map([[ref, tip]]), new Map());
+  await announceRefChanges(database, path, head, doer, new Map([[ref, tip]]), new Map());
+}
+
+/** The head repository of a pull as `doer` may reach it: the base's own context, or the fork's. */
+async function headContext(
+  database: ForgeDatabase,
+  base: RepositoryContext,
+  headRepoId: number,
+  doer: AccountRow,
+): Promise<RepositoryContext | undefined> {
+  if (headRepoId === base.repository.id) return base;
+  const repository = await findRepositoryById(database.db, headRepoId);
+  const owner = repository && (await findAccountById(database.db, repository.owner_id));
+  if (!repository || !owner) return undefined;
+  return { repository, owner, permission: await repositoryPermission(database, repository, owner, doer) };
 }
 
 /** GET /pulls/{index}/merge: whether the pull is merged. */

@@ -191,6 +191,24 @@ forEachForge(
       assert.equal(isMerged.status, 204);
     });
 
+    test("delete_branch_after_merge deletes the fork's branch only when the merger may write the fork", async () => {
+      const forkUrl = `${withCredentials(forge.url, "ravi", ravi.token)}/ravi/project.git`;
+      const branches = async () => ok(["ls-remote", "--heads", forkUrl], dir.path);
+      await ok(["fetch", "-q", forkUrl.replace("/ravi/project.git", "/maya/project.git"), "main"], fork);
+      await pushBranch("kept-branch", "FETCH_HEAD", ["kept.txt"]);
+      await mergePull(await openPull("kept-branch"), "merge", { delete_branch_after_merge: true });
+      assert.match(await branches(), /refs\/heads\/kept-branch$/m, "Maya may not write Ravi's fork");
+
+      const added = await ravi.client.repos.repoAddCollaborator("ravi", "project", "maya", {
+        permission: "write",
+      });
+      assert.equal(added.status, 204);
+      await ok(["fetch", "-q", forkUrl.replace("/ravi/project.git", "/maya/project.git"), "main"], fork);
+      await pushBranch("gone-branch", "FETCH_HEAD", ["gone.txt"]);
+      await mergePull(await openPull("gone-branch"), "merge", { delete_branch_after_merge: true });
+      assert.doesNotMatch(await branches(), /refs\/heads\/gone-branch$/m);
+    });
+
     test("a release with an attachment is published and downloaded byte for byte", async () => {
       const release = await maya.client.repos.repoCreateRelease("maya", "project", {
         tag_name: "v1.0",
