@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { identityEnvironment, type NewSignature } from "./auto-init.ts";
+import { ZERO_ID } from "./ref-updates.ts";
 import { runGit } from "./run.ts";
 
 // A commit made from a list of file changes without a work tree, as Gitea's web editor and
@@ -32,8 +33,6 @@ export interface NewCommit {
   /** Where the ref must point for the update to happen; undefined: it must not exist yet. */
   expected?: string;
 }
-
-const NO_OBJECT = "0000000000000000000000000000000000000000";
 
 /**
  * Makes the commit and moves the ref to it. Answers the new commit's id, or undefined when the ref
@@ -67,7 +66,7 @@ export async function commitFiles(repoPath: string, change: NewCommit): Promise<
             .split("\n");
     const idOf = new Map(fresh.map((write, i) => [write, ids[i]]));
     const records = [
-      ...change.removals.map((path) => `0 ${NO_OBJECT}\t${path}\0`),
+      ...change.removals.map((path) => `0 ${ZERO_ID}\t${path}\0`),
       ...change.writes.map((write) => `${write.mode} ${idOf.get(write) ?? write.blob}\t${write.path}\0`),
     ];
     if (records.length > 0) await git(["update-index", "-z", "--index-info"], records.join(""));

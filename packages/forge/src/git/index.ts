@@ -43,7 +43,6 @@ export {
   mergeBase,
   mergeTrees,
   moveRef,
-  NULL_SHA,
   refTarget,
   replayCommits,
   setRef,

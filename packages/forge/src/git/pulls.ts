@@ -1,5 +1,6 @@
 import { Conflict } from "@anvil/core";
 import { readCommits } from "./commit.ts";
+import { ZERO_ID } from "./ref-updates.ts";
 import { runGit } from "./run.ts";
 import { commitsOf } from "./tree.ts";
 
@@ -7,7 +8,6 @@ import { commitsOf } from "./tree.ts";
 // merges are computed by `merge-tree --write-tree`, commits made by `commit-tree`, and every ref
 // moved by `update-ref <ref> <new> <old>`, which fails when the ref moved meanwhile.
 
-export const NULL_SHA = "0000000000000000000000000000000000000000";
 const SHA = /^[0-9a-f]{40}$/;
 
 export function isCommitId(value: string): boolean {
@@ -91,14 +91,14 @@ export async function commitTree(
 }
 
 /**
- * Moves `ref` from `old` (NULL_SHA: it must not exist) to `next` (NULL_SHA: deletes it); false when
+ * Moves `ref` from `old` (ZERO_ID: it must not exist) to `next` (ZERO_ID: deletes it); false when
  * the ref was not at `old`, so that a racing writer is noticed and nothing is overwritten.
  */
 export async function moveRef(repoPath: string, ref: string, next: string, old: string): Promise<boolean> {
   const args =
-    next === NULL_SHA
+    next === ZERO_ID
       ? [gitDir(repoPath), "update-ref", "-d", ref, old]
-      : [gitDir(repoPath), "update-ref", ref, next, old === NULL_SHA ? "" : old];
+      : [gitDir(repoPath), "update-ref", ref, next, old === ZERO_ID ? "" : old];
   const { exitCode } = await runGit(args, { acceptExitCodes: [1, 128] });
   return exitCode === 0;
 }

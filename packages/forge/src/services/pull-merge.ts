@@ -11,11 +11,11 @@ import {
   isCommitId,
   mergeBase,
   moveRef,
-  NULL_SHA,
   readCommits,
   refTarget,
   replayCommits,
   setRef,
+  ZERO_ID,
 } from "../git/index.ts";
 import { type AccountRow, findAccountById } from "../repositories/accounts.ts";
 import { EVENT } from "../repositories/issue-events.ts";
@@ -455,7 +455,7 @@ async function deleteHeadBranch(
   const ref = `refs/heads/${pull.head_branch}`;
   const tip = await refTarget(path, ref);
   if (tip === undefined || tip !== pull.head_commit_id) return;
-  if (!(await moveRef(path, ref, NULL_SHA, tip))) return;
+  if (!(await moveRef(path, ref, ZERO_ID, tip))) return;
   await announceRefChanges(database, path, head, doer, new Map([[ref, tip]]), new Map());
 }
 

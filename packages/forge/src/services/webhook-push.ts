@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { type FileChanges, toPayloadCommit } from "../convert/commit.ts";
 import { toApiUser } from "../convert/user.ts";
-import { type Commit, commitFileChanges, getCommit, pushedCommits } from "../git/index.ts";
+import { type Commit, commitFileChanges, getCommit, pushedCommits, ZERO_ID } from "../git/index.ts";
 import { type AccountRow, findUsersByEmails } from "../repositories/accounts.ts";
 import type { RepositoryRow } from "../repositories/repos.ts";
 import type { ForgeTables } from "../schemas/tables.ts";
@@ -11,7 +11,6 @@ import { type RepositoryEvent, webhookUrls } from "./webhook-events.ts";
 // changed, `create` for a new branch or tag, `push` for a branch or tag that now points somewhere
 // (with the commits it brought), `delete` for one removed.
 
-const NULL_SHA = "0000000000000000000000000000000000000000";
 // Gitea lists at most FEED_MAX_COMMIT_NUM (5) commits in a push payload, and the last 10 of a new
 // branch's history; total_commits counts them all.
 const LISTED_COMMITS = 5;
@@ -73,7 +72,7 @@ async function pushFields(
     before: update.before,
     after: update.after,
     compare_url:
-      update.before === NULL_SHA
+      update.before === ZERO_ID
         ? rootUrl.href
         : `${rootUrl.href}${fullName}/compare/${update.before}...${update.after}`,
     commits,
@@ -116,7 +115,7 @@ export async function pushEvents(
       ? await pushedCommits(repoPath, after, before, before === undefined ? NEW_REF_COMMITS : LISTED_COMMITS)
       : { commits: [], total: 0 };
     const head = isBranch ? (listed.commits[0] ?? (await getCommit(repoPath, after))) : undefined;
-    const update = { ref, before: before ?? NULL_SHA, after };
+    const update = { ref, before: before ?? ZERO_ID, after };
     events.push({
       ...base,
       type: "push",
@@ -143,8 +142,8 @@ export async function testPushFields(
   const head = await getCommit(repoPath, commitRef ?? ref).catch(() => undefined);
   const now = new Date().toISOString();
   const commit: Commit = head ?? {
-    id: NULL_SHA,
-    tree: NULL_SHA,
+    id: ZERO_ID,
+    tree: ZERO_ID,
     parents: [],
     message: "This is a fake commit",
     author: { name: "Ghost", email: "", date: now },
