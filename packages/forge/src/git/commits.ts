@@ -3,6 +3,7 @@ import { COMMIT_LOG_FORMAT, type Commit, parseCommitLog, readCommits } from "./c
 import { type PageRequest, pageOffset } from "./paging.ts";
 import { runGit } from "./run.ts";
 import { isEmpty } from "./storage.ts";
+import { commitsOf } from "./tree.ts";
 
 /** Asking for the history of a repository that has none: Gitea answers 409 with this message. */
 export class EmptyRepository extends Conflict {
@@ -35,14 +36,15 @@ function gitTime(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace("T", " ")} +0000`;
 }
 
-/** The commit `ref` names, or undefined. */
+/**
+ * The commit `ref` names, or undefined. Asked of the repository's kept `cat-file` process
+ * (tree.ts's commitsOf), which takes names one a line: a merge reads several refs, and a process
+ * each was most of its time.
+ */
 export async function resolveCommit(repoPath: string, ref: string): Promise<string | undefined> {
-  if (ref === "" || ref.includes("\0")) return undefined;
-  const { stdout, exitCode } = await runGit(
-    [`--git-dir=${repoPath}`, "rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
-    { acceptExitCodes: [1] },
-  );
-  return exitCode === 0 ? stdout.trim() : undefined;
+  if (ref === "" || ref.includes("\0") || ref.includes("\n")) return undefined;
+  const [commit] = await commitsOf(repoPath, [ref]);
+  return commit;
 }
 
 /** The commit `ref` names (a branch, tag or commit id), or undefined when it names none. */

@@ -43,7 +43,6 @@ export {
   mergeBase,
   mergeTrees,
   moveRef,
-  refTarget,
   replayCommits,
   setRef,
   type TreeMerge,

@@ -2,7 +2,6 @@ import { Conflict } from "@anvil/core";
 import { readCommits } from "./commit.ts";
 import { ZERO_ID } from "./ref-updates.ts";
 import { runGit } from "./run.ts";
-import { commitsOf } from "./tree.ts";
 
 // The git side of pull requests, on the bare base repository only, with plumbing (no work tree):
 // merges are computed by `merge-tree --write-tree`, commits made by `commit-tree`, and every ref
@@ -106,14 +105,6 @@ export async function moveRef(repoPath: string, ref: string, next: string, old: 
 /** Points `ref` at `next` whatever it held (refs the forge alone keeps, such as refs/pull/N/head). */
 export async function setRef(repoPath: string, ref: string, next: string): Promise<void> {
   await runGit([gitDir(repoPath), "update-ref", ref, next]);
-}
-
-/** The commit a full ref points at, or undefined. */
-export async function refTarget(repoPath: string, ref: string): Promise<string | undefined> {
-  // Through the repository's kept `cat-file --batch-check` (batch-check.ts): a merge reads several
-  // refs, and a process each was most of its time.
-  const [commit] = await commitsOf(repoPath, [ref]);
-  return commit;
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   isAncestor,
   mergeBase,
   mergeTrees,
-  refTarget,
+  resolveCommit,
   setRef,
   type TreeMerge,
 } from "../git/index.ts";
@@ -80,14 +80,14 @@ export async function checkPull(database: ForgeDatabase, storage: Storage, pull:
   if (headRepository && headOwner) {
     const headPath = pathOf(storage, { repository: headRepository, owner: headOwner });
     const branchRef = `refs/heads/${pull.head_branch}`;
-    head = await refTarget(headPath, branchRef);
-    if (head !== undefined && head !== (await refTarget(basePath, headRef))) {
+    head = await resolveCommit(headPath, branchRef);
+    if (head !== undefined && head !== (await resolveCommit(basePath, headRef))) {
       if (headRepository.id === baseRepository.id) await setRef(basePath, headRef, head);
       else await fetchRef(basePath, headPath, branchRef, headRef);
     }
   }
-  head ??= await refTarget(basePath, headRef);
-  const base = await refTarget(basePath, `refs/heads/${pull.base_branch}`);
+  head ??= await resolveCommit(basePath, headRef);
+  const base = await resolveCommit(basePath, `refs/heads/${pull.base_branch}`);
   let status: string;
   let conflicts: string[] = [];
   let commonBase = pull.merge_base;

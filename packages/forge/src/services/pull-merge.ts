@@ -12,8 +12,8 @@ import {
   mergeBase,
   moveRef,
   readCommits,
-  refTarget,
   replayCommits,
+  resolveCommit,
   setRef,
   ZERO_ID,
 } from "../git/index.ts";
@@ -188,7 +188,7 @@ export async function mergePull(
   try {
     const basePath = pathOf(storage, context);
     const baseRef = `refs/heads/${found.pull.base_branch}`;
-    const baseTip = await refTarget(basePath, baseRef);
+    const baseTip = await resolveCommit(basePath, baseRef);
     if (baseTip === undefined) throw new Conflict("base branch does not exist");
     const { id: head, label } = await currentHead(database, storage, context, found).catch((error) => {
       recheck = true;
@@ -275,7 +275,7 @@ async function currentHead(
   found: PullInContext,
 ): Promise<{ id: string; label: string }> {
   const basePath = pathOf(storage, context);
-  const kept = await refTarget(basePath, pullHeadRef(found.issue.number));
+  const kept = await resolveCommit(basePath, pullHeadRef(found.issue.number));
   let label = found.pull.head_branch;
   const branchRef = `refs/heads/${found.pull.head_branch}`;
   let tip = kept;
@@ -289,7 +289,7 @@ async function currentHead(
       label = `${owner.name}/${repository.name}:${found.pull.head_branch}`;
     }
   }
-  if (headPath !== undefined) tip = (await refTarget(headPath, branchRef)) ?? kept;
+  if (headPath !== undefined) tip = (await resolveCommit(headPath, branchRef)) ?? kept;
   if (tip === undefined) throw new Conflict("head branch does not exist");
   if (tip !== found.pull.head_commit_id) throw new NotAllowed("Please try again later");
   if (tip !== kept) {
@@ -453,7 +453,7 @@ async function deleteHeadBranch(
   if (await headInUse(database.db, head.repository.id, pull.head_branch, pull.id)) return;
   const path = pathOf(storage, head);
   const ref = `refs/heads/${pull.head_branch}`;
-  const tip = await refTarget(path, ref);
+  const tip = await resolveCommit(path, ref);
   if (tip === undefined || tip !== pull.head_commit_id) return;
   if (!(await moveRef(path, ref, ZERO_ID, tip))) return;
   await announceRefChanges(database, path, head, doer, new Map([[ref, tip]]), new Map());

@@ -12,7 +12,7 @@ import {
   MAX_PULL_COMMITS,
   mergeBase,
   readCommits,
-  refTarget,
+  resolveCommit,
   setRef,
 } from "../git/index.ts";
 import { type AccountRow, findAccountByName } from "../repositories/accounts.ts";
@@ -438,10 +438,10 @@ export async function editPull(
 /** The commit a pull's changes are measured from: where its head left the base (merged: as it was). */
 async function comparison(storage: Storage, context: RepositoryContext, found: PullInContext) {
   const path = pathOf(storage, context);
-  const head = (await refTarget(path, pullHeadRef(found.issue.number))) ?? found.pull.head_commit_id;
+  const head = (await resolveCommit(path, pullHeadRef(found.issue.number))) ?? found.pull.head_commit_id;
   let from = found.pull.merge_base;
   if (!readBool(found.pull.has_merged)) {
-    const baseTip = await refTarget(path, `refs/heads/${found.pull.base_branch}`);
+    const baseTip = await resolveCommit(path, `refs/heads/${found.pull.base_branch}`);
     if (baseTip) from = (await mergeBase(path, baseTip, head)) ?? from;
   }
   if (!from || !head) throw new NotFound("pull request has no commits to compare");
