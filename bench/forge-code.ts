@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Database } from "@anvil/core";
+import { waitFor } from "@anvil/core/testing";
 import type { Selectable } from "kysely";
 import { gitEnvironment, repositoryPath, runGit } from "../packages/forge/src/git/index.ts";
 import { updateRepository } from "../packages/forge/src/repositories/repos.ts";
@@ -150,14 +151,6 @@ async function drainResponse(url: string, init: RequestInit = {}): Promise<numbe
   return bytes;
 }
 
-async function waitUntil(done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error("waited too long");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   const started = performance.now();
   const result = await work();
@@ -253,9 +246,9 @@ export async function mergeBenchmark(
     const { number } = (await opened.json()) as { number: number };
     // Checked in the background, as a pull is long before anyone merges it: what is timed is
     // the merge alone.
-    await waitUntil(async () => {
+    await waitFor(`pull ${number}'s check`, async () => {
       const pull = await fetch(`${api}/pulls/${number}`, { headers });
-      return ((await pull.json()) as { mergeable?: boolean }).mergeable === true;
+      return ((await pull.json()) as { mergeable?: boolean }).mergeable || undefined;
     });
     const [forgeTime, merged] = await timed(() =>
       fetch(`${api}/pulls/${number}/merge`, {

@@ -15,7 +15,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import {
   connectDatabase,
@@ -25,7 +24,7 @@ import {
   parseDatabaseUrl,
   toStoredTime,
 } from "@anvil/core";
-import { freePort } from "@anvil/core/testing";
+import { freePort, waitFor } from "@anvil/core/testing";
 import { type Insertable, type Selectable, sql } from "kysely";
 import { gitEnvironment, repositoryPath, runGit } from "../packages/forge/src/git/index.ts";
 import { migrations } from "../packages/forge/src/migrations/index.ts";
@@ -889,7 +888,7 @@ async function webhookDrain(
       throw new Error(`hook creation answered ${created.status} ${await created.text()}`);
     const hook = (await created.json()) as { id: number };
     // Its ping first, so that no run counts it.
-    await waitFor(() => arrivals.length >= 1, 10_000, "the hook's ping");
+    await waitFor("the hook's ping", async () => arrivals.length >= 1 || undefined, 10_000);
     // Before each run the bench process commits 1,000 deliveries in one transaction, as a second
     // forge process would: before a run under the drain they are due a second into it; before a
     // run without, they are written as already delivered. A large commit by another connection
@@ -922,7 +921,11 @@ async function webhookDrain(
       // Due a second into the run; workers poll every 2 s, so the whole drain falls inside it.
       const measure = await load(plan, sample.target, connections, plan.seconds);
       busy.push(measure);
-      await waitFor(() => arrivals.length >= DELIVERIES, 120_000, `${DELIVERIES} deliveries`);
+      await waitFor(
+        `${DELIVERIES} deliveries`,
+        async () => arrivals.length >= DELIVERIES || undefined,
+        120_000,
+      );
       const rate = (DELIVERIES - 1) / (((arrivals.at(-1) ?? 0) - arrivals[0]) / 1000);
       rates.push(rate);
       console.error(
@@ -944,14 +947,6 @@ async function webhookDrain(
   } finally {
     await database.close();
     receiver.close();
-  }
-}
-
-async function waitFor(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(50);
   }
 }
 
