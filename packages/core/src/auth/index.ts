@@ -9,4 +9,10 @@ export {
   setPasswordHashCost,
   verifyPassword,
 } from "./passwords.ts";
+export {
+  addEncryptionKey,
+  createEncryptionKeyTable,
+  type SecretCipher,
+  secretCipher,
+} from "./secret-cipher.ts";
 export { generateTokenSecret, hashToken } from "./tokens.ts";

@@ -20,6 +20,16 @@ export interface PasswordAccounts<A> {
    * changed during the login is never overwritten by the old password's new hash.
    */
   replaceHash(account: A, previous: string, next: string): Promise<void>;
+  /**
+   * Where another system checks passwords (a directory): for an account it owns, or a name no
+   * account has that it may know, the promise of the account it signs in (undefined: refused).
+   * Undefined, not a promise, when the local hash decides.
+   */
+  checkElsewhere?(
+    login: string,
+    account: A | undefined,
+    password: string,
+  ): Promise<A | undefined> | undefined;
 }
 
 export interface PasswordLogin extends LoginAttempt {
@@ -41,6 +51,12 @@ export async function checkPasswordLogin<A>(
   const reservation = await reserveLoginAttempt(db, limits, login);
   if (!reservation.allowed) throw new TooManyRequests(TOO_MANY_LOGINS, reservation.retryAfter);
   const account = await accounts.find(login.login);
+  const elsewhere = accounts.checkElsewhere?.(login.login, account, login.password);
+  if (elsewhere !== undefined) {
+    const signedIn = await elsewhere;
+    await settleLoginAttempt(db, limits, reservation.reserved, signedIn !== undefined);
+    return signedIn;
+  }
   const stored = account === undefined ? undefined : accounts.hashOf(account);
   const matches = await verifyPassword(login.password, stored);
   await settleLoginAttempt(db, limits, reservation.reserved, matches);

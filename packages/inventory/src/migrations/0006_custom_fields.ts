@@ -1,5 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { type AnyKysely, addIdColumn, type NamedMigration } from "@anvil/core";
+import {
+  type AnyKysely,
+  addEncryptionKey,
+  addIdColumn,
+  createEncryptionKeyTable,
+  type NamedMigration,
+} from "@anvil/core";
 import { tableKit } from "./columns.ts";
 
 // Custom fields and fieldsets (spec §20). Snipe-IT adds one assets column per field and renames or
@@ -78,14 +83,7 @@ export const customFields: NamedMigration = {
 
     // The key of encrypted field values, made once per installation. It lives in the database so
     // that every process serving it reads the same one.
-    await db.schema
-      .createTable("encryption_keys")
-      .addColumn("name", "text", (c) => c.primaryKey())
-      .addColumn("key", "text", (c) => c.notNull())
-      .execute();
-    await db
-      .insertInto("encryption_keys")
-      .values({ name: "custom_fields", key: randomBytes(32).toString("hex") })
-      .execute();
+    await createEncryptionKeyTable(db);
+    await addEncryptionKey(db, "custom_fields");
   },
 };

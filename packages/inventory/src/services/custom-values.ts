@@ -1,5 +1,13 @@
 import { isIP, isIPv4, isIPv6 } from "node:net";
-import { type AnyKysely, containsText, type DialectName, forUpdate, Invalid } from "@anvil/core";
+import {
+  type AnyKysely,
+  containsText,
+  type DialectName,
+  forUpdate,
+  Invalid,
+  type SecretCipher,
+  secretCipher,
+} from "@anvil/core";
 import { type Expression, type SqlBool, sql } from "kysely";
 import { date, escaped } from "../convert/format.ts";
 import type { AnyExpressionBuilder, AnySelect, Row } from "../repositories/records.ts";
@@ -11,7 +19,6 @@ import {
   isCustomColumn,
   regexOf,
 } from "./custom-fields.ts";
-import { type FieldCipher, fieldCipher } from "./field-encryption.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { attributeName, dayOf, isEmailAddress, isUrl, isValidDate } from "./validation.ts";
@@ -30,6 +37,8 @@ export const ENCRYPTED_NOT_UPDATED =
 /** Who may read encrypted values, and write them. */
 export const ENCRYPTED_PERMISSION = "assets.view.encrypted_custom_fields";
 const ENCRYPTED = "ENCRYPTED";
+/** The key of encrypted values, made by migration 0006. */
+const CUSTOM_FIELDS_KEY = "custom_fields";
 /** How the activity log shows an encrypted value that changed. */
 const HIDDEN = "*************";
 const INVALID = "The given data was invalid.";
@@ -192,7 +201,7 @@ async function valueTaken(
   field: Row,
   plain: string,
   assetId: number,
-  cipher: FieldCipher | undefined,
+  cipher: SecretCipher | undefined,
 ): Promise<boolean> {
   const { trx, database } = context;
   await trx
@@ -241,7 +250,7 @@ export async function saveAssetValues(
     write === "create" ? modelDefaults(trx, asset.model_id) : new Map<number, string>(),
   ]);
   const cipher = fields.some(({ field }) => flag(field, "field_encrypted"))
-    ? await fieldCipher(context.database.db as AnyKysely, trx)
+    ? await secretCipher(context.database.db as AnyKysely, CUSTOM_FIELDS_KEY, trx)
     : undefined;
 
   const errors: Record<string, string[]> = {};
@@ -397,7 +406,12 @@ export async function storedColumns(db: AnyKysely, assetId: number): Promise<Rec
 }
 
 /** A value as the asset object shows it (spec §7.3): dates formatted, encrypted ones hidden unless allowed. */
-function shownValue(field: Row, stored: string | undefined, cipher: FieldCipher | undefined, caller: Caller) {
+function shownValue(
+  field: Row,
+  stored: string | undefined,
+  cipher: SecretCipher | undefined,
+  caller: Caller,
+) {
   if (stored === undefined || stored === "") return "";
   let plain: string = stored;
   if (flag(field, "field_encrypted")) {
@@ -437,7 +451,7 @@ export async function customFieldsOf(
     for (const row of rows) values.set(`${row.asset_id}:${row.custom_field_id}`, String(row.value));
   }
   const cipher = [...fieldsets.values()].flat().some(({ field }) => flag(field, "field_encrypted"))
-    ? await fieldCipher(db)
+    ? await secretCipher(db, CUSTOM_FIELDS_KEY)
     : undefined;
   for (const asset of withFieldset) {
     const object: Record<string, unknown> = {};
