@@ -1,19 +1,14 @@
 import { type Command, Option } from "commander";
-import { addSettingOptions, type SettingFlag } from "./options.ts";
+import { addForgeAuthCommands } from "./forge-admin-auth.ts";
+import { addSettingOptions, booleanFlag, type SettingFlag } from "./options.ts";
 import { databaseUrl, type Settings } from "./settings.ts";
 
-// `anvil forge admin user …`, with gitea's flags and messages, so scripts written for
+// `anvil forge admin user …` (and `auth …`, in forge-admin-auth.ts), with gitea's flags and messages, so scripts written for
 // `gitea admin user …` need only the command name changed.
 
 type Load = (options: Record<string, unknown>, flags: SettingFlag[]) => Settings;
 
 const flags: SettingFlag[] = [{ key: "data-dir" }, { key: "forge.database", flag: "--database" }];
-
-function booleanFlag(text: string): boolean {
-  if (text === "true" || text === "1") return true;
-  if (text === "false" || text === "0") return false;
-  throw new Error(`"${text}" is not true or false`);
-}
 
 async function withDatabase<T>(
   settings: Settings,
@@ -33,11 +28,9 @@ function scopesOf(text: string): string[] {
 }
 
 export function addForgeAdminCommands(forge: Command, load: Load): void {
-  const user = forge
-    .command("admin")
-    .description("administer the forge")
-    .command("user")
-    .description("manage users");
+  const admin = forge.command("admin").description("administer the forge");
+  addForgeAuthCommands(admin, load, withDatabase, flags);
+  const user = admin.command("user").description("manage users");
   const command = (name: string, description: string) =>
     addSettingOptions(user.command(name).description(description), flags);
 

@@ -47,3 +47,15 @@ export function settingFlags(options: Record<string, unknown>, flags: SettingFla
 export function settingKeys(flags: SettingFlag[]): SettingKey[] {
   return flags.map(({ key }) => key);
 }
+
+/** A flag's boolean value, as Gitea's CLI takes it: given alone it means true, or `--flag false`. */
+export function booleanFlag(text: string): boolean {
+  if (text === "true" || text === "1") return true;
+  if (text === "false" || text === "0") return false;
+  throw new Error(`"${text}" is not true or false`);
+}
+
+export function wholeNumber(text: string): number {
+  if (!/^\d+$/.test(text)) throw new Error(`"${text}" is not a whole number`);
+  return Number(text);
+}

@@ -39,6 +39,7 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
         webhookAllowedHostList: settings["forge.webhook-allowed-host-list"],
         webhookDeliveryTimeoutMs: settings["forge.webhook-delivery-timeout"] * 1000,
         attachments: { maxSize: settings["forge.attachment-max-size"] },
+        authSyncIntervalMs: settings["forge.auth-sync-interval"] * 1000,
         paging: {
           defaultLimit: settings["forge.default-paging-num"],
           maxLimit: settings["forge.max-response-items"],

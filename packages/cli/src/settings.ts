@@ -169,6 +169,13 @@ export const settingsSpec = {
     description: "largest release attachment in megabytes (Gitea's attachment MAX_SIZE)",
     accepts: atLeastOne,
   } as ConfigKey<"integer">,
+  "forge.auth-sync-interval": {
+    type: "integer",
+    default: 86_400,
+    description:
+      "seconds between synchronizations of the users of authentication sources that have it enabled (Gitea's cron.sync_external_users; 0: never)",
+    accepts: zeroOrMore,
+  } as ConfigKey<"integer">,
   ...serviceSettings("inventory", 8000),
   "inventory.api-throttle-per-minute": {
     type: "integer",

@@ -2,8 +2,11 @@ import { randomBytes } from "node:crypto";
 import { BadRequest, connectDatabase, migrate, NotFound, readBool } from "@anvil/core";
 import { migrations } from "./migrations/index.ts";
 import { type AccountRow, deleteAccount, findAccountById, findUserByLogin } from "./repositories/accounts.ts";
+import type { AuthSourceRow } from "./repositories/auth-sources.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
 import { createUser, type ForgeDatabase, getUser, listUsers } from "./services/accounts.ts";
+import { editAuthSource, getAuthSource, listSources, type SourceInput } from "./services/auth-sources.ts";
+import { type SyncReport, syncAuthSource } from "./services/directory-sync.ts";
 import { createToken } from "./services/tokens.ts";
 
 // What `anvil forge admin user …` does, as Gitea's `gitea admin user …`: it works on the same
@@ -88,4 +91,41 @@ export async function adminDeleteUser(
     throw new NotFound("the user does not exist");
   await deleteAccount(database.db, found[0].id);
   return found[0];
+}
+
+// What `anvil forge admin auth …` does, as `gitea admin auth …`.
+
+export {
+  createAuthSource as adminAddAuthSource,
+  deleteAuthSource as adminDeleteAuthSource,
+  SOURCE_TYPES,
+  type SourceInput,
+} from "./services/auth-sources.ts";
+export type { SyncReport } from "./services/directory-sync.ts";
+
+export async function adminListAuthSources(database: ForgeDatabase): Promise<AuthSourceRow[]> {
+  return (await listSources(database, { offset: 0, limit: Number.MAX_SAFE_INTEGER })).rows;
+}
+
+/** Changes a source of the given type, as update-ldap and update-ldap-simple (which check the type). */
+export function adminUpdateAuthSource(
+  database: ForgeDatabase,
+  id: number,
+  type: "ldap" | "ldap_simple",
+  input: SourceInput,
+): Promise<AuthSourceRow> {
+  return editAuthSource(database, id, { ...input, type });
+}
+
+/** Syncs the source `id`, or every active source with synchronization enabled. */
+export async function adminSyncAuthSources(database: ForgeDatabase, id?: number): Promise<SyncReport[]> {
+  const sources =
+    id === undefined
+      ? (await adminListAuthSources(database)).filter(
+          (source) => readBool(source.is_active) && readBool(source.is_sync_enabled),
+        )
+      : [await getAuthSource(database, id)];
+  const reports: SyncReport[] = [];
+  for (const source of sources) reports.push(await syncAuthSource(database, source));
+  return reports;
 }

@@ -28,7 +28,8 @@ export class NotAllowed extends DomainError {
 
 export const NOT_FOUND_MESSAGE = "The target couldn't be found.";
 
-function pascalCase(field: string): string {
+/** A field as Gitea's binding names it in messages (`user_filter` is `UserFilter`). */
+export function pascalCase(field: string): string {
   return field
     .split(/[._]/)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))

@@ -24,6 +24,8 @@ import {
   DEFAULT_ATTACHMENT_SETTINGS,
   sweepIncoming,
 } from "./services/attachment-files.ts";
+import { registerDirectoryLogger } from "./services/directory-login.ts";
+import { startDirectorySync } from "./services/directory-sync.ts";
 import { startPullChecker } from "./services/pull-check.ts";
 import { registerPullStorage } from "./services/pull-views.ts";
 import { LEFTOVER_GRACE_MS, reconcileStorage } from "./services/storage-reconcile.ts";
@@ -46,6 +48,8 @@ export interface ForgeOptions {
   webhookRetryWaitsMs?: number[];
   /** Gitea's [attachment] settings (enabled, allowed types, max size in MB, max files). */
   attachments?: Partial<AttachmentSettings>;
+  /** How often sources with synchronization enabled are synced with their directory; 0 or absent: never. */
+  authSyncIntervalMs?: number;
 }
 
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
@@ -82,6 +86,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
       await reconcileStorage(database, storage, config.logger);
       await sweepIncoming(attachmentRoot(storage), LEFTOVER_GRACE_MS);
       registerHealth(app, database);
+      registerDirectoryLogger(database, config.logger.child({ component: "directory" }));
       app.addHook("onClose", (_instance, done) => {
         closeObjectReaders();
         done();
@@ -129,6 +134,16 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
           },
         };
       },
+      ...(options.authSyncIntervalMs
+        ? [
+            async (database: Database<ForgeTables>) =>
+              startDirectorySync(
+                database,
+                options.authSyncIntervalMs ?? 0,
+                config.logger.child({ component: "directory" }),
+              ),
+          ]
+        : []),
       ...(sshPort === undefined
         ? []
         : [

@@ -13,6 +13,7 @@ import { branchProtection } from "./0012_branch_protection.ts";
 import { releases } from "./0013_releases.ts";
 import { forks } from "./0014_forks.ts";
 import { pulls } from "./0015_pulls.ts";
+import { authSources } from "./0016_auth_sources.ts";
 
 /** Every forge migration, in order; each file is NNNN_name.ts. */
 export const migrations: readonly NamedMigration[] = [
@@ -30,4 +31,5 @@ export const migrations: readonly NamedMigration[] = [
   releases,
   forks,
   pulls,
+  authSources,
 ];

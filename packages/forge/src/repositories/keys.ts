@@ -53,3 +53,21 @@ export async function deleteKey(db: Kysely<ForgeTables>, accountId: number, id: 
 export async function touchKey(db: Kysely<ForgeTables>, id: number, when: string | Date): Promise<void> {
   await db.updateTable("public_key").set({ last_used_at: when }).where("id", "=", id).execute();
 }
+
+/** The keys of an account that a sync copied from an authentication source. */
+export function listSourceKeys(
+  db: Kysely<ForgeTables>,
+  accountId: number,
+  sourceId: number,
+): Promise<PublicKeyRow[]> {
+  return db
+    .selectFrom("public_key")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("source_id", "=", sourceId)
+    .execute();
+}
+
+export async function deleteKeysByIds(db: Kysely<ForgeTables>, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await db.deleteFrom("public_key").where("id", "in", ids).execute();
+}

@@ -144,6 +144,8 @@ export interface PublicKeyTable {
   key_type: string;
   created_at: Time;
   last_used_at: Generated<Time | null>;
+  /** The authentication source a sync copied the key from; null for a key the user added. */
+  source_id: Generated<number | null>;
 }
 
 /** An address of a user besides the account's own, which is the primary one. */
@@ -431,6 +433,24 @@ export interface ReviewCommentTable {
   updated_at: Time;
 }
 
+/** A directory whose users sign in with its passwords (Gitea's login_source). */
+export interface AuthSourceTable {
+  id: Generated<number>;
+  type: number;
+  name: string;
+  is_active: Generated<Bool>;
+  is_sync_enabled: Generated<Bool>;
+  config: string;
+  synced_at: Generated<Time | null>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface EncryptionKeyTable {
+  name: string;
+  key: string;
+}
+
 export interface ForgeTables {
   account: AccountTable;
   access_token: AccessTokenTable;
@@ -462,6 +482,8 @@ export interface ForgeTables {
   pull_request: PullRequestTable;
   review: ReviewTable;
   review_comment: ReviewCommentTable;
+  auth_source: AuthSourceTable;
+  encryption_keys: EncryptionKeyTable;
 }
 
 export const ACCOUNT_USER = 0;

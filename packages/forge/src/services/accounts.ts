@@ -17,6 +17,7 @@ import {
   listAccounts,
   updateAccount,
 } from "../repositories/accounts.ts";
+import { findAuthSource } from "../repositories/auth-sources.ts";
 import { isInAnyOrganization } from "../repositories/organizations.ts";
 import { countOwnedRepositories } from "../repositories/repos.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
@@ -53,9 +54,12 @@ export function checkVisibility(visibility: string | undefined): void {
 
 // Only local accounts exist until authentication sources do; Gitea answers 422 for a source it
 // cannot find.
-function checkSource(sourceId: number | undefined): void {
-  if (sourceId !== undefined && sourceId !== 0)
+/** Whether the account signs in with a source's directory; throws when there is no such source. */
+async function checkSource(database: ForgeDatabase, sourceId: number | undefined): Promise<boolean> {
+  if (sourceId === undefined || sourceId === 0) return false;
+  if (!(await findAuthSource(database.db, sourceId)))
     throw new Invalid(`login source does not exist [id: ${sourceId}]`);
+  return true;
 }
 
 /** The duplicate a unique violation stands for, in Gitea's words (422 for users). */
@@ -82,10 +86,14 @@ export async function getUser(database: ForgeDatabase, name: string): Promise<Ac
 export async function createUser(database: ForgeDatabase, input: NewUser): Promise<AccountRow> {
   checkAccountName(input.username);
   checkEmail(input.email);
-  checkSource(input.source_id);
+  const external = await checkSource(database, input.source_id);
   checkVisibility(input.visibility);
-  if (input.password === undefined || input.password === "") throw new BadRequest("password is required");
-  checkPassword(input.password);
+  // A source's user signs in with the directory's password: none is kept here, nor asked to be
+  // changed here (Gitea checks the password of local users only).
+  if (!external) {
+    if (input.password === undefined || input.password === "") throw new BadRequest("password is required");
+    checkPassword(input.password);
+  }
   await claimPrimaryEmail(database, input.email);
   const now = toStoredTime(new Date(), database.dialect);
   try {
@@ -96,11 +104,11 @@ export async function createUser(database: ForgeDatabase, input: NewUser): Promi
       full_name: input.full_name ?? "",
       email: input.email,
       lower_email: input.email.toLowerCase(),
-      password_hash: await hashPassword(input.password),
+      password_hash: external || input.password === undefined ? "" : await hashPassword(input.password),
       login_name: input.login_name ?? "",
       source_id: input.source_id ?? 0,
       is_admin: input.admin ?? false,
-      must_change_password: input.must_change_password ?? true,
+      must_change_password: !external && (input.must_change_password ?? true),
       restricted: input.restricted ?? false,
       visibility: input.visibility || "public",
       created_at: now,
@@ -133,7 +141,7 @@ export interface UserEdit {
 
 export async function editUser(database: ForgeDatabase, name: string, edit: UserEdit): Promise<AccountRow> {
   const user = await getUser(database, name);
-  checkSource(edit.source_id);
+  await checkSource(database, edit.source_id);
   checkVisibility(edit.visibility);
   const changes: AccountChanges = {
     login_name: edit.login_name,

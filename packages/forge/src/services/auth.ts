@@ -17,6 +17,7 @@ import {
 } from "../repositories/accounts.ts";
 import { ACCOUNT_USER } from "../schemas/tables.ts";
 import { type ForgeDatabase, isAdmin } from "./accounts.ts";
+import { checkWithDirectory } from "./directory-login.ts";
 import { findToken } from "./tokens.ts";
 
 /** Who is calling: the account, how it proved it, and for a token what it may do. */
@@ -43,7 +44,10 @@ const INVALID = "invalid username, password or token";
 function decodeBasic(value: string): { user: string; password: string } | undefined {
   const decoded = Buffer.from(value, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  return colon === -1 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  if (colon === -1) return undefined;
+  const user = decoded.slice(0, colon);
+  // No account name holds a NUL, and PostgreSQL refuses one in any text it is asked to compare.
+  return user.includes("\0") ? undefined : { user, password: decoded.slice(colon + 1) };
 }
 
 // A token's caller is kept while its row is unchanged (core's RowMemo), and with it its account.
@@ -85,6 +89,7 @@ function passwordAccounts(database: ForgeDatabase): PasswordAccounts<AccountRow>
     find: (login) => findUserByLogin(database.db, login),
     hashOf: (account) => account.password_hash,
     replaceHash: (account, previous, next) => replacePasswordHash(database.db, account.id, previous, next),
+    checkElsewhere: checkWithDirectory(database),
   };
 }
 

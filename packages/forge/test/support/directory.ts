@@ -480,3 +480,32 @@ async function prepare(root: string, remove: () => Promise<void>): Promise<Direc
     },
   };
 }
+
+/**
+ * The settings of an LDAP (via bind DN) source for `directory`, as POST /admin/auths takes them:
+ * users are inetOrgPersons under the users' unit, `admins` members are site admins, and the
+ * usual attributes name, mail and key them.
+ */
+export function bindDnSource(
+  directory: Directory,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    type: "ldap",
+    name: "corp",
+    host: directory.host,
+    port: directory.port,
+    security_protocol: "Unencrypted",
+    bind_dn: directory.bindDn,
+    bind_password: directory.bindPassword,
+    user_search_base: directory.usersDn,
+    user_filter: "(&(objectClass=inetOrgPerson)(uid=%s))",
+    admin_filter: "(employeeType=admins)",
+    username_attribute: "uid",
+    firstname_attribute: "givenName",
+    surname_attribute: "sn",
+    email_attribute: "mail",
+    public_ssh_key_attribute: "sshPublicKey",
+    ...extra,
+  };
+}

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
+import { createLogger } from "@anvil/core";
 import { forEachDatabase, freePort, type StartedApp, serviceConfig, startApp } from "@anvil/core/testing";
 import { createApp, type ForgeOptions } from "../../src/index.ts";
 import { createUser } from "../../src/services/accounts.ts";
@@ -26,7 +27,13 @@ export function forEachForge(
     /** The SSH server's port, when `ssh` was asked for. */
     readonly sshPort: number;
   }) => void,
-  options: { ssh?: boolean; trustProxy?: boolean; forge?: Omit<ForgeOptions, "sshPort"> } = {},
+  options: {
+    ssh?: boolean;
+    trustProxy?: boolean;
+    forge?: Omit<ForgeOptions, "sshPort">;
+    /** Where the forge's log lines (info and up) go; by default nowhere. */
+    log?: string[];
+  } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = {
@@ -43,6 +50,12 @@ export function forEachForge(
           serviceConfig(dataDir, database.url, {
             rootUrl: "http://forge.test/",
             trustProxy: options.trustProxy,
+            ...(options.log && {
+              logger: createLogger({
+                level: "info",
+                destination: { write: (line: string) => options.log?.push(line) },
+              }),
+            }),
           }),
           { ...options.forge, sshPort: state.sshPort },
         ),

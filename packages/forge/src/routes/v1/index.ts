@@ -5,6 +5,7 @@ import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
 import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
+import { registerAdminAuths } from "./admin-auths.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";
 import { registerBranches } from "./branches.ts";
@@ -145,6 +146,7 @@ export async function registerApiV1(
       registerEmails(context);
       registerTokens(context);
       registerAdminUsers(context);
+      registerAdminAuths(context);
       registerKeys(context);
       registerOrgs(context);
       registerTeams(context);
