@@ -10,6 +10,8 @@ export const CreateUserOption = Type.Object({
   full_name: Type.Optional(Type.String()),
   login_name: Type.Optional(Type.String()),
   source_id: Type.Optional(Type.Integer()),
+  /** Ours (go-gitea/gitea#26417 asks for it): the authentication source by name, beside source_id. */
+  source_name: Type.Optional(Type.String({ maxLength: 255 })),
   must_change_password: Type.Optional(Type.Boolean()),
   restricted: Type.Optional(Type.Boolean()),
   send_notify: Type.Optional(Type.Boolean()),

@@ -17,7 +17,7 @@ import {
   listAccounts,
   updateAccount,
 } from "../repositories/accounts.ts";
-import { findAuthSource } from "../repositories/auth-sources.ts";
+import { findAuthSource, findAuthSourceByName } from "../repositories/auth-sources.ts";
 import { isInAnyOrganization } from "../repositories/organizations.ts";
 import { countOwnedRepositories } from "../repositories/repos.ts";
 import { ACCOUNT_USER, type ForgeTables } from "../schemas/tables.ts";
@@ -36,6 +36,8 @@ export interface NewUser {
   full_name?: string;
   login_name?: string;
   source_id?: number;
+  /** The source by its name, when source_id is not given. */
+  source_name?: string;
   must_change_password?: boolean;
   restricted?: boolean;
   visibility?: string;
@@ -54,6 +56,13 @@ export function checkVisibility(visibility: string | undefined): void {
 
 // Only local accounts exist until authentication sources do; Gitea answers 422 for a source it
 // cannot find.
+async function sourceNamed(database: ForgeDatabase, name: string | undefined): Promise<number | undefined> {
+  if (name === undefined || name === "") return undefined;
+  const source = await findAuthSourceByName(database.db, name);
+  if (!source) throw new Invalid(`login source does not exist [name: ${name}]`);
+  return source.id;
+}
+
 /** Whether the account signs in with a source's directory; throws when there is no such source. */
 async function checkSource(database: ForgeDatabase, sourceId: number | undefined): Promise<boolean> {
   if (sourceId === undefined || sourceId === 0) return false;
@@ -86,7 +95,8 @@ export async function getUser(database: ForgeDatabase, name: string): Promise<Ac
 export async function createUser(database: ForgeDatabase, input: NewUser): Promise<AccountRow> {
   checkAccountName(input.username);
   checkEmail(input.email);
-  const external = await checkSource(database, input.source_id);
+  const sourceId = input.source_id ?? (await sourceNamed(database, input.source_name));
+  const external = await checkSource(database, sourceId);
   checkVisibility(input.visibility);
   // A source's user signs in with the directory's password: none is kept here, nor asked to be
   // changed here (Gitea checks the password of local users only).
@@ -106,7 +116,7 @@ export async function createUser(database: ForgeDatabase, input: NewUser): Promi
       lower_email: input.email.toLowerCase(),
       password_hash: external || input.password === undefined ? "" : await hashPassword(input.password),
       login_name: input.login_name ?? "",
-      source_id: input.source_id ?? 0,
+      source_id: sourceId ?? 0,
       is_admin: input.admin ?? false,
       must_change_password: !external && (input.must_change_password ?? true),
       restricted: input.restricted ?? false,

@@ -374,10 +374,12 @@ export async function tryDirectory(
         filter: fill(settings.user_filter, "*"),
         attributes: attributesOf(settings),
         paged: { pageSize: SAMPLE },
-      }))
-        return page.searchEntries
-          .slice(0, SAMPLE)
-          .map((entry) => userOf(settings, entry, "", { isAdmin: false, isRestricted: false }));
+      })) {
+        const users: DirectoryUser[] = [];
+        for (const entry of page.searchEntries.slice(0, SAMPLE))
+          users.push(userOf(settings, entry, "", await rolesOf(client, settings, entry.dn)));
+        return users;
+      }
       return [];
     });
     return { ok: true, users };

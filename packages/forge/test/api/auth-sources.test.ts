@@ -175,15 +175,24 @@ forEachForge("authentication sources", (forge) => {
     assert.equal((await asAdmin("DELETE", `/admin/auths/${winner?.body.id}`)).status, 204);
   });
 
-  test("a source users still belong to is not deleted", async () => {
+  test("a source users still belong to is not deleted; users are made under it by its name too", async () => {
     const made = await asAdmin("POST", "/admin/auths", ldapSource({ name: "in-use" }));
-    const user = await asAdmin("POST", "/admin/users", {
+    const user = await asAdmin<{ source_id: number }>("POST", "/admin/users", {
       username: "member",
       email: "member@example.com",
-      source_id: made.body.id,
+      source_name: "in-use",
       login_name: "alice",
     });
     assert.equal(user.status, 201, JSON.stringify(user.body));
+    assert.equal(user.body.source_id, made.body.id, "the source is named, not numbered");
+    const unknown = await asAdmin("POST", "/admin/users", {
+      username: "stranger",
+      email: "stranger@example.com",
+      source_name: "no-such-source",
+      login_name: "stranger",
+    });
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.body.message, "login source does not exist [name: no-such-source]");
     const refused = await asAdmin("DELETE", `/admin/auths/${made.body.id}`);
     assert.equal(refused.status, 422);
     assert.equal(
@@ -199,7 +208,10 @@ forEachForge("authentication sources", (forge) => {
     const listed = await asAdmin<Trial>("POST", `/admin/auths/${made.body.id}/test`);
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
     assert.equal(listed.body.ok, true);
-    assert.deepEqual(listed.body.users.map((user) => user.username).sort(), ["alice", "bob"]);
+    assert.deepEqual(listed.body.users.map((user) => `${user.username} ${user.is_admin}`).sort(), [
+      "alice true",
+      "bob false",
+    ]);
 
     const signedIn = await asAdmin<Trial>("POST", `/admin/auths/${made.body.id}/test`, {
       username: "alice",

@@ -1,8 +1,8 @@
 // The LDAP flow as a site admin does it, with stock tools only: `anvil forge serve` as its own
 // process trusting the directory's CA (NODE_EXTRA_CA_CERTS), curl adding an LDAPS source with
-// certificate verification and a user under it, that user cloning and pushing with stock git and
+// certificate verification and a user under it (by the source's name), that user cloning and pushing with stock git and
 // their directory password, a first sign-in making an account, and Gitea's `admin auth` commands
-// (add-ldap, list, update-ldap, sync, delete) on the same database.
+// (add-ldap, list, update-ldap, sync, delete) on the same database, over StartTLS.
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -114,7 +114,7 @@ forEachDatabase("the LDAP flow with curl, git and anvil's admin commands", (data
     assert.equal(trial.body.ok, true, trial.body.error);
 
     const user = await curl("POST", "/admin/users", {
-      body: { username: "alice", email: "alice@example.com", source_id: source.body.id, login_name: "alice" },
+      body: { username: "alice", email: "alice@example.com", source_name: "corp", login_name: "alice" },
     });
     assert.equal(user.status, 201, JSON.stringify(user.body));
     const me = await curl("GET", "/user", { user: "alice:alice-directory-pw" });
@@ -156,11 +156,11 @@ forEachDatabase("the LDAP flow with curl, git and anvil's admin commands", (data
       "--name",
       "corp-cli",
       "--security-protocol",
-      "ldaps",
+      "starttls",
       "--host",
       "localhost",
       "--port",
-      String(directory.tlsPort),
+      String(directory.port),
       "--user-search-base",
       directory.usersDn,
       "--user-filter",
