@@ -223,10 +223,12 @@ export const users: ResourceDefinition = {
     location: { table: "locations", column: "location_id" },
   },
   counts: COUNTS,
+  passwordFields: ["password"],
   prepare: async (context, values, before) => {
     if (before) await guardSuperuserAccount(context, values, before);
     const extra: Record<string, unknown> = {};
-    if (typeof values.password === "string") extra.password = await hashPassword(values.password);
+    if (typeof values.password === "string")
+      extra.password = context.passwordHashes?.get(values.password) ?? (await hashPassword(values.password));
     if (values.permissions !== undefined)
       extra.permissions = permissionsToStore(context, values.permissions, before);
     if (before && values.manager_id === before.id)

@@ -1,4 +1,4 @@
-import { type AnyKysely, Conflict, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
+import { type AnyKysely, Conflict, hashPassword, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
 import { sql } from "kysely";
 import {
   type AnySelect,
@@ -38,6 +38,12 @@ export interface WriteContext {
   trx: AnyKysely;
   caller: Caller;
   origin: RequestOrigin;
+  /**
+   * Hashes of the input's passwords, by the plain password, made before the transaction opened:
+   * scrypt takes a good part of a second, which must not be spent holding SQLite's write lock
+   * while other processes wait for it.
+   */
+  passwordHashes?: ReadonlyMap<string, string>;
 }
 
 /** What presenting rows needs: the caller, related names and counts, loaded for the whole page. */
@@ -104,6 +110,8 @@ export interface ResourceDefinition {
   };
   relations: Readonly<Record<string, Relation>>;
   counts: readonly string[];
+  /** Fields of the input holding a password, hashed before the write's transaction opens. */
+  passwordFields?: readonly string[];
   /** Rules beyond the fields': derived columns, cross-field checks. Returns extra column values. */
   prepare?: (
     context: WriteContext,
@@ -302,6 +310,19 @@ function stored(
  */
 export type ServerColumns = Record<string, unknown>;
 
+/** The passwords of `input` hashed, by plain password (see WriteContext.passwordHashes). */
+async function hashPasswordsOf(
+  definition: ResourceDefinition,
+  input: Record<string, unknown>,
+): Promise<ReadonlyMap<string, string>> {
+  const hashes = new Map<string, string>();
+  for (const field of definition.passwordFields ?? []) {
+    const plain = input[field];
+    if (typeof plain === "string" && !hashes.has(plain)) hashes.set(plain, await hashPassword(plain));
+  }
+  return hashes;
+}
+
 export async function createResource(
   database: InventoryDatabase,
   definition: ResourceDefinition,
@@ -310,8 +331,9 @@ export async function createResource(
   input: Record<string, unknown>,
   server: ServerColumns = {},
 ): Promise<Row> {
+  const passwordHashes = await hashPasswordsOf(definition, input);
   return inTransaction(database, definition, (trx) =>
-    createWithin({ database, trx, caller, origin }, definition, input, server),
+    createWithin({ database, trx, caller, origin, passwordHashes }, definition, input, server),
   );
 }
 
@@ -354,8 +376,9 @@ export async function updateResource(
   input: Record<string, unknown>,
   server: ServerColumns = {},
 ): Promise<Row> {
+  const passwordHashes = await hashPasswordsOf(definition, input);
   return inTransaction(database, definition, (trx) =>
-    updateWithin({ database, trx, caller, origin }, definition, id, input, server),
+    updateWithin({ database, trx, caller, origin, passwordHashes }, definition, id, input, server),
   );
 }
 
