@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { BadRequest, connectDatabase, migrate, NotFound, readBool } from "@anvil/core";
+import { BadRequest, connectDatabase, migrate, NotFound, readBool, toStoredTime } from "@anvil/core";
 import { migrations } from "./migrations/index.ts";
 import { type AccountRow, deleteAccount, findAccountById, findUserByLogin } from "./repositories/accounts.ts";
-import type { AuthSourceRow } from "./repositories/auth-sources.ts";
+import { type AuthSourceRow, noteAuthSourceSync } from "./repositories/auth-sources.ts";
 import type { ForgeTables } from "./schemas/tables.ts";
 import { createUser, type ForgeDatabase, getUser, listUsers } from "./services/accounts.ts";
 import { editAuthSource, getAuthSource, listSources, type SourceInput } from "./services/auth-sources.ts";
@@ -126,6 +126,9 @@ export async function adminSyncAuthSources(database: ForgeDatabase, id?: number)
         )
       : [await getAuthSource(database, id)];
   const reports: SyncReport[] = [];
-  for (const source of sources) reports.push(await syncAuthSource(database, source));
+  for (const source of sources) {
+    await noteAuthSourceSync(database.db, source.id, toStoredTime(new Date(), database.dialect));
+    reports.push(await syncAuthSource(database, source));
+  }
   return reports;
 }

@@ -85,6 +85,15 @@ export async function claimAuthSourceSync(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Records a sync run by hand, so the periodic one waits a whole period after it. */
+export async function noteAuthSourceSync(
+  db: Kysely<ForgeTables>,
+  id: number,
+  now: string | Date,
+): Promise<void> {
+  await db.updateTable("auth_source").set({ synced_at: now }).where("id", "=", id).execute();
+}
+
 /** Accounts of a source, for a sync to compare with the directory. */
 export function accountsOfSource(db: Kysely<ForgeTables>, sourceId: number) {
   return db

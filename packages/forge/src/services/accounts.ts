@@ -151,7 +151,7 @@ export interface UserEdit {
 
 export async function editUser(database: ForgeDatabase, name: string, edit: UserEdit): Promise<AccountRow> {
   const user = await getUser(database, name);
-  await checkSource(database, edit.source_id);
+  const external = await checkSource(database, edit.source_id);
   checkVisibility(edit.visibility);
   const changes: AccountChanges = {
     login_name: edit.login_name,
@@ -163,7 +163,9 @@ export async function editUser(database: ForgeDatabase, name: string, edit: User
     changes.email = edit.email;
     changes.lower_email = edit.email.toLowerCase();
   }
-  if (edit.password !== undefined && edit.password !== "") {
+  // A source's user keeps no password here and is never asked to change one here.
+  if (external) changes.password_hash = "";
+  else if (edit.password !== undefined && edit.password !== "") {
     checkPassword(edit.password);
     changes.password_hash = await hashPassword(edit.password);
   }
@@ -180,6 +182,7 @@ export async function editUser(database: ForgeDatabase, name: string, edit: User
   ] as const;
   for (const key of copied)
     if (edit[key] !== undefined) (changes as Record<string, unknown>)[key] = edit[key];
+  if (external) changes.must_change_password = false;
   if (edit.active !== undefined) changes.is_active = edit.active;
   if (edit.admin !== undefined) changes.is_admin = edit.admin;
   if (edit.visibility) changes.visibility = edit.visibility;

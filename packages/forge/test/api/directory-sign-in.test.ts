@@ -146,6 +146,19 @@ forEachForge(
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       assert.equal((await whoAmI("bob", "a-local-password")).status, 401);
       assert.equal((await whoAmI("bob", "bob-directory-pw")).status, 200);
+      // A local user moved under the source: no local password left, nothing to change here.
+      await directory.addUser({ uid: "ivan", password: "ivan-directory-pw", mail: "ivan@corp.test" });
+      const ivan = await asAdmin("POST", "/admin/users", {
+        username: "ivan",
+        email: "ivan@example.com",
+        password: "ivan-local-pw",
+      });
+      assert.equal(ivan.status, 201, JSON.stringify(ivan.body));
+      const moved = await asAdmin("PATCH", "/admin/users/ivan", { source_id: source.id, login_name: "ivan" });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.equal((await whoAmI("ivan", "ivan-local-pw")).status, 401);
+      assert.equal((await whoAmI("ivan", "ivan-directory-pw")).status, 200);
+      assert.equal((await account("ivan"))?.password_hash, "");
     });
 
     test("the admin and restricted filters decide roles at each sign-in", async () => {
