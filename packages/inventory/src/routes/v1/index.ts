@@ -16,10 +16,12 @@ import { registerHardware } from "./hardware.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
+import { registerLabels } from "./labels.ts";
 import { registerMisc } from "./misc.ts";
 import { acceptMultipart } from "./multipart.ts";
 import { registerResource } from "./resource.ts";
 import { registerSelectlists } from "./selectlists.ts";
+import { registerSettings } from "./settings.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerUserRoutes } from "./users.ts";
 
@@ -82,6 +84,8 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerImports(context);
       registerFiles(context);
       registerSelectlists(context);
+      registerSettings(context);
+      registerLabels(context);
     },
     { prefix: "/api/v1" },
   );
