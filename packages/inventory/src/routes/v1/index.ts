@@ -10,6 +10,7 @@ import { registerDraftHardware } from "../draft.ts";
 import { registerUploadedImages } from "../uploads.ts";
 import { registerActivityReport } from "./activity.ts";
 import type { ApiContext } from "./context.ts";
+import { registerDepreciationReport } from "./depreciation-report.ts";
 import { registerCustomFields } from "./fields.ts";
 import { registerFiles } from "./files.ts";
 import { registerHardware } from "./hardware.ts";
@@ -86,6 +87,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerSelectlists(context);
       registerSettings(context);
       registerLabels(context);
+      registerDepreciationReport(context);
     },
     { prefix: "/api/v1" },
   );
