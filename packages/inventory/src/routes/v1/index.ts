@@ -23,6 +23,7 @@ import { acceptMultipart } from "./multipart.ts";
 import { registerResource } from "./resource.ts";
 import { registerSelectlists } from "./selectlists.ts";
 import { registerSettings } from "./settings.ts";
+import { registerStatuslabelExtras } from "./statuslabels.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerUserRoutes } from "./users.ts";
 
@@ -88,6 +89,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerSettings(context);
       registerLabels(context);
       registerDepreciationReport(context);
+      registerStatuslabelExtras(context);
     },
     { prefix: "/api/v1" },
   );
