@@ -8,6 +8,7 @@ import { throttle } from "../../services/throttle.ts";
 import { authenticate } from "../../services/tokens.ts";
 import { registerDraftHardware } from "../draft.ts";
 import { registerUploadedImages } from "../uploads.ts";
+import { registerAccountRequests } from "./account.ts";
 import { registerActivityReport } from "./activity.ts";
 import type { ApiContext } from "./context.ts";
 import { registerDepreciationReport } from "./depreciation-report.ts";
@@ -90,6 +91,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerLabels(context);
       registerDepreciationReport(context);
       registerStatuslabelExtras(context);
+      registerAccountRequests(context);
     },
     { prefix: "/api/v1" },
   );
