@@ -1,13 +1,14 @@
+import { deflateSync } from "node:zlib";
 import { type AnyKysely, publicUrl } from "@anvil/core";
-import bwipjs from "bwip-js";
 import { PDFDocument, type PDFFont, type PDFPage, StandardFonts } from "pdf-lib";
 import type { SettingsRow } from "../repositories/settings.ts";
 import { inCallersCompany } from "./companies.ts";
+import { barCode, type Code, matrixCode, ONE_D_TYPES, TWO_D_TYPES } from "./label-codes.ts";
 import type { Caller } from "./permissions.ts";
 
 // Asset labels (Snipe-IT 7's label engine, spec §7.1): a PDF with one label per asset, laid out on
 // a template's sheet or tape, each with the asset's tag, its name and the codes the settings ask
-// for. Codes come from bwip-js (Barcode Writer in Pure JavaScript), the PDF from pdf-lib.
+// for (services/label-codes.ts). The PDF comes from pdf-lib.
 
 /** A label template; lengths in millimetres, as Snipe-IT's templates give theirs. */
 export interface LabelTemplate {
@@ -56,14 +57,6 @@ export const LABEL_NOT_FOUND = "Label does not exist";
 
 /** The most assets one request may print. */
 export const MAX_LABELS = 500;
-
-/** Snipe-IT's names of the codes a label may carry, and bwip-js's names of them. */
-export const TWO_D_TYPES: Readonly<Record<string, string>> = {
-  QRCODE: "qrcode",
-  DATAMATRIX: "datamatrix",
-  PDF417: "pdf417",
-};
-export const ONE_D_TYPES: Readonly<Record<string, string>> = { C128: "code128", C39: "code39" };
 
 /** A template as Snipe-IT's labels transformer describes it. */
 export function presentTemplate(template: LabelTemplate) {
@@ -123,7 +116,10 @@ export function labelCodes(settings: SettingsRow): { oneD?: string; twoD?: strin
         ? settings.alt_barcode
         : "none"
       : settings.label2_1d_type;
-  return { oneD: ONE_D_TYPES[oneD], twoD: TWO_D_TYPES[twoD] };
+  return {
+    oneD: (ONE_D_TYPES as readonly string[]).includes(oneD) ? oneD : undefined,
+    twoD: (TWO_D_TYPES as readonly string[]).includes(twoD) ? twoD : undefined,
+  };
 }
 
 export interface LabelAsset {
@@ -187,44 +183,56 @@ function fitted(font: PDFFont, text: string, size: number, width: number): strin
   return `${kept}...`;
 }
 
-async function code(bcid: string, text: string): Promise<Buffer | undefined> {
-  try {
-    return await bwipjs.toBuffer({ bcid, text, scale: 3 });
-  } catch {
-    // A tag the symbology cannot hold (Code 39 has no lower case): the label goes without it.
-    return undefined;
-  }
+/** A number as a content stream writes it: two decimals are finer than any printer. */
+const n = (value: number) => (Math.round(value * 100) / 100).toString();
+
+/**
+ * A code's dark modules as rectangles of a content stream ("x y w h re"), its top-left corner at
+ * (left, top), a module `width` × `height` points. Written as text: thousands of rectangles a page
+ * are too many for pdf-lib's operator objects.
+ */
+function codeRectangles(
+  code: Code,
+  at: { left: number; top: number; width: number; height: number },
+): string {
+  return code.dark
+    .map(
+      (module) =>
+        `${n(at.left + module.x * at.width)} ${n(at.top - (module.y + module.height) * at.height)} ${n(module.width * at.width)} ${n(module.height * at.height)} re\n`,
+    )
+    .join("");
+}
+
+/** Adds the page's codes as one black-filled, deflated content stream. */
+function drawCodes(pdf: PDFDocument, page: PDFPage, rectangles: string[]) {
+  if (rectangles.length === 0) return;
+  const content = deflateSync(`q 0 0 0 rg\n${rectangles.join("")}f Q\n`);
+  page.node.addContentStream(pdf.context.register(pdf.context.stream(content, { Filter: "FlateDecode" })));
 }
 
 interface Drawing {
-  pdf: PDFDocument;
   page: PDFPage;
+  /** The page's code rectangles so far. */
+  codes: string[];
   regular: PDFFont;
   bold: PDFFont;
-  codes: { oneD?: string; twoD?: string };
+  symbologies: { oneD?: string; twoD?: string };
   title: string | null;
 }
 
 /** One label whose top-left corner is at (x, y) mm from the page's top-left. */
-async function drawLabel(drawing: Drawing, template: LabelTemplate, asset: LabelAsset, x: number, y: number) {
-  const { page, regular, bold, codes } = drawing;
+function drawLabel(drawing: Drawing, template: LabelTemplate, asset: LabelAsset, x: number, y: number) {
+  const { page, regular, bold, symbologies, codes } = drawing;
   const pageHeight = template.page.height * POINTS_PER_MM;
   const left = (x + PADDING) * POINTS_PER_MM;
   const top = pageHeight - (y + PADDING) * POINTS_PER_MM;
   const height = (template.label.height - 2 * PADDING) * POINTS_PER_MM;
   let textLeft = left;
-  const twoD = codes.twoD ? await code(codes.twoD, asset.url) : undefined;
+  const twoD = symbologies.twoD ? matrixCode(symbologies.twoD, asset.url) : undefined;
   if (twoD) {
-    const image = await drawing.pdf.embedPng(twoD);
-    const side = height;
-    const scale = Math.min(side / image.width, side / image.height);
-    page.drawImage(image, {
-      x: left,
-      y: top - image.height * scale,
-      width: image.width * scale,
-      height: image.height * scale,
-    });
-    textLeft = left + side + PADDING * POINTS_PER_MM;
+    const side = height / Math.max(twoD.width, twoD.height);
+    codes.push(codeRectangles(twoD, { left, top, width: side, height: side }));
+    textLeft = left + height + PADDING * POINTS_PER_MM;
   }
   const width = (x + template.label.width - PADDING) * POINTS_PER_MM - textLeft;
   const size = Math.max(5, Math.min(10, height / 5));
@@ -237,17 +245,18 @@ async function drawLabel(drawing: Drawing, template: LabelTemplate, asset: Label
     page.drawText(fitted(font, drawable(font, text), size, width), { x: textLeft, y: baseline, size, font });
     baseline -= size * 1.25;
   }
-  const oneD = codes.oneD ? await code(codes.oneD, asset.asset_tag) : undefined;
+  const oneD = symbologies.oneD ? barCode(symbologies.oneD, asset.asset_tag) : undefined;
   const room = baseline + size - (top - height);
   if (oneD && room > 4) {
-    const image = await drawing.pdf.embedPng(oneD);
-    const scale = Math.min(width / image.width, room / image.height);
-    page.drawImage(image, {
-      x: textLeft,
-      y: top - height,
-      width: image.width * scale,
-      height: image.height * scale,
-    });
+    // As wide as the text, as high as the room left below it.
+    codes.push(
+      codeRectangles(oneD, {
+        left: textLeft,
+        top: top - height + room,
+        width: width / oneD.width,
+        height: room,
+      }),
+    );
   }
 }
 
@@ -263,24 +272,24 @@ export async function renderLabels(
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
   const perPage = template.columns * template.rows;
-  const codes = labelCodes(settings);
-  let page: PDFPage | undefined;
+  const symbologies = labelCodes(settings);
+  const title = settings.label2_title ?? null;
+  let drawing: Drawing | undefined;
   for (const [index, asset] of assets.entries()) {
     const slot = index % perPage;
-    if (slot === 0)
-      page = pdf.addPage([template.page.width * POINTS_PER_MM, template.page.height * POINTS_PER_MM]);
-    if (!page) continue;
+    if (slot === 0 || !drawing) {
+      if (drawing) drawCodes(pdf, drawing.page, drawing.codes);
+      const page = pdf.addPage([template.page.width * POINTS_PER_MM, template.page.height * POINTS_PER_MM]);
+      drawing = { page, codes: [], regular, bold, symbologies, title };
+    }
     const column = slot % template.columns;
     const row = Math.floor(slot / template.columns);
     const x = template.margin.left + column * (template.label.width + template.spacing.column);
     const y = template.margin.top + row * (template.label.height + template.spacing.row);
-    await drawLabel(
-      { pdf, page, regular, bold, codes, title: settings.label2_title ?? null },
-      template,
-      asset,
-      x,
-      y,
-    );
+    // A long run of labels lets other requests in now and then.
+    if (index > 0 && index % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+    drawLabel(drawing, template, asset, x, y);
   }
-  return pdf.save();
+  if (drawing) drawCodes(pdf, drawing.page, drawing.codes);
+  return pdf.save({ objectsPerTick: 20 });
 }

@@ -6,7 +6,8 @@ import { listRecords } from "../repositories/records.ts";
 import { readSettings, type SettingsRow, writeSettings } from "../repositories/settings.ts";
 import { changedFields, logAction, type RequestOrigin } from "./activity.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
-import { LABEL_TEMPLATES, ONE_D_TYPES, TWO_D_TYPES } from "./labels.ts";
+import { ONE_D_TYPES, TWO_D_TYPES } from "./label-codes.ts";
+import { LABEL_TEMPLATES } from "./labels.ts";
 import { listParams, MAX_RESULTS } from "./listing.ts";
 import type { Caller } from "./permissions.ts";
 import { validate } from "./validation.ts";
@@ -19,10 +20,10 @@ export const SETTINGS_UPDATED = "Settings updated successfully.";
 /** Settings that take one of a few values, each in its canonical spelling. */
 const CHOICES: Readonly<Record<string, readonly string[]>> = {
   label2_template: LABEL_TEMPLATES.map((template) => template.name),
-  label2_1d_type: ["default", "none", ...Object.keys(ONE_D_TYPES)],
-  label2_2d_type: ["default", "none", ...Object.keys(TWO_D_TYPES)],
-  barcode_type: Object.keys(TWO_D_TYPES),
-  alt_barcode: Object.keys(ONE_D_TYPES),
+  label2_1d_type: ["default", "none", ...ONE_D_TYPES],
+  label2_2d_type: ["default", "none", ...TWO_D_TYPES],
+  barcode_type: TWO_D_TYPES,
+  alt_barcode: ONE_D_TYPES,
   webhook_selected: ["slack", "msteams", "general"],
 };
 

@@ -8,8 +8,8 @@ import { promisify } from "node:util";
 import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
 
-// The labels PDF is read back with Debian's poppler-utils: its text (pdftotext), its pages
-// (pdfinfo) and its images, the codes (pdfimages).
+// The labels PDF is read back with Debian's poppler-utils, its text (pdftotext) and its pages
+// (pdfinfo), and its codes are decoded from the rendered pages (pdftoppm) by zbar-tools (zbarimg).
 
 const run = promisify(execFile);
 
@@ -39,18 +39,29 @@ forEachInventory("inventory API: label templates and asset labels", (inventory) 
     const { stdout } = await run("pdfinfo", [file]);
     return Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]);
   };
-  const imagesOf = async (file: string) => {
-    const { stdout } = await run("pdfimages", ["-list", file]);
-    return stdout.split("\n").filter((line) => /^\s*\d+\s+\d+\s+image/.test(line)).length;
+  /** What the codes of the PDF's first page say, sorted ("QR-Code:…", "CODE-128:…"). */
+  const codesOf = async (file: string) => {
+    await run("pdftoppm", ["-r", "300", "-f", "1", "-l", "1", "-png", "-singlefile", file, file]);
+    try {
+      const { stdout } = await run("zbarimg", ["-q", `${file}.png`]);
+      return stdout.trim().split("\n").sort();
+    } catch (error) {
+      // zbarimg's status when it finds no code at all.
+      if ((error as { code?: number }).code === 4) return [];
+      throw error;
+    }
   };
+  const pageOf = (id: number) => `QR-Code:${inventory.url}/hardware/${id}`;
   const print = (body: unknown, token?: string) =>
     call<Envelope<{ pdf: string }>>("POST", "/hardware/labels", body, token);
 
+  const lb: number[] = [];
+
   test("fixture", async () => {
     f = await assetFixture(inventory, "lb");
-    await createAsset(inventory, f, "LB-1", { name: "Alpha laptop" });
-    await createAsset(inventory, f, "LB-2", { name: "Beta desktop" });
-    await createAsset(inventory, f, "LB-3", { name: "Ünïcode ☃ monitor" });
+    lb[1] = await createAsset(inventory, f, "LB-1", { name: "Alpha laptop" });
+    lb[2] = await createAsset(inventory, f, "LB-2", { name: "Beta desktop" });
+    lb[3] = await createAsset(inventory, f, "LB-3", { name: "Ünïcode ☃ monitor" });
     for (let n = 4; n <= 18; n++) await createAsset(inventory, f, `LB-${n}`);
   });
 
@@ -87,7 +98,11 @@ forEachInventory("inventory API: label templates and asset labels", (inventory) 
       assert.ok(text.includes(expected), `${expected} in:\n${text}`);
     assert.equal(text.split("LB-1").length - 1, 1, "a tag named twice prints once");
     assert.equal(await pagesOf(file), 1);
-    assert.equal(await imagesOf(file), 3, "one QR code per label");
+    assert.deepEqual(
+      await codesOf(file),
+      [pageOf(lb[1]), pageOf(lb[2]), pageOf(lb[3])].sort(),
+      "a QR code of each asset's page",
+    );
   });
 
   test("by ids too; a sheet takes as many pages as its labels need", async () => {
@@ -113,10 +128,14 @@ forEachInventory("inventory API: label templates and asset labels", (inventory) 
     assert.equal((changed.body as Envelope).status, "success", JSON.stringify(changed.body));
     const file = await pdfOf((await print({ asset_tags: ["LB-1", "LB-2"] })).body);
     assert.equal(await pagesOf(file), 2, "a tape prints one label per page");
-    assert.equal(await imagesOf(file), 4, "a QR code and a Code 128 barcode per label");
+    assert.deepEqual(
+      await codesOf(file),
+      ["CODE-128:LB-1", pageOf(lb[1])].sort(),
+      "a QR code and a Code 128 barcode per label",
+    );
     assert.match(await textOf(file), /Property of Acme/);
     await call("PATCH", "/settings", { label2_2d_type: "none", label2_1d_type: "none" });
-    assert.equal(await imagesOf(await pdfOf((await print({ asset_tags: ["LB-1"] })).body)), 0);
+    assert.deepEqual(await codesOf(await pdfOf((await print({ asset_tags: ["LB-1"] })).body)), []);
   });
 
   test("bad requests: nothing named 400, too many 400, nothing found 404, unknown tags left out", async () => {
