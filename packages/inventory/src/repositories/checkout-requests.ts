@@ -58,10 +58,7 @@ export async function requestedBy(db: Executor, userId: number, type: string, it
 
 /** The user's open requests, oldest first, at most `limit`, and how many there are. */
 export async function openRequestsOf(db: Executor, userId: number, limit: number) {
-  const open = db
-    .selectFrom("checkout_requests")
-    .where("user_id", "=", userId)
-    .where(isOpen);
+  const open = db.selectFrom("checkout_requests").where("user_id", "=", userId).where(isOpen);
   const [{ count }, rows] = await Promise.all([
     open.select(sql<number>`count(*)`.as("count")).executeTakeFirstOrThrow(),
     open.selectAll().orderBy("created_at").orderBy("id").limit(limit).execute(),
