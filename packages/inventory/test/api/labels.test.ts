@@ -86,6 +86,11 @@ forEachInventory("inventory API: label templates and asset labels", (inventory) 
       column_spacing: 2.5,
       row_spacing: 0,
     });
+    const backslashed = await call<Record<string, unknown>>(
+      "GET",
+      `/labels/${encodeURIComponent("Tapes\\Brother\\TZe_24mm")}`,
+    );
+    assert.equal(backslashed.body.name, "Tapes/Brother/TZe_24mm");
     const missing = await call("GET", "/labels/Sheets/Nobody/X");
     assert.equal(missing.status, 404);
     assert.deepEqual(missing.body, { status: "error", messages: "Label does not exist", payload: null });

@@ -63,7 +63,8 @@ export function registerLabels({ app, database }: ApiContext): void {
 
   app.get("/labels/*", { schema: { tags } }, async (request, reply) => {
     authorized(request, "assets.view");
-    const template = findTemplate((request.params as Record<string, string>)["*"]);
+    // Snipe-IT names templates with backslashes inside and slashes in its routes: either finds one.
+    const template = findTemplate((request.params as Record<string, string>)["*"].replaceAll("\\", "/"));
     if (!template) return refuse(reply, 404, LABEL_NOT_FOUND);
     return presentTemplate(template);
   });
