@@ -383,6 +383,51 @@ export interface ImportTable {
   updated_at: Time;
 }
 
+/** Snipe-IT's one settings row (only the settings something here reads). */
+export interface SettingsTable {
+  id: Generated<number>;
+  site_name: Generated<string>;
+  default_currency: Generated<string>;
+  label2_template: Generated<string>;
+  label2_title: Text;
+  label2_1d_type: Generated<string>;
+  label2_2d_type: Generated<string>;
+  qr_code: Generated<Bool>;
+  barcode_type: Generated<string>;
+  alt_barcode_enabled: Generated<Bool>;
+  alt_barcode: Generated<string>;
+  webhook_selected: Generated<string>;
+  webhook_endpoint: Text;
+  webhook_channel: Text;
+  webhook_botname: Text;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A web sign-in, successful or not (Snipe-IT's login_attempts). */
+export interface LoginAttemptTable {
+  id: Generated<number>;
+  username: string;
+  remote_ip: string | null;
+  user_agent: string | null;
+  successful: Bool;
+  created_at: Time;
+  updated_at: Time;
+}
+
+/** A user's request of a requestable asset; open while neither canceled nor fulfilled. */
+export interface CheckoutRequestTable {
+  id: Generated<number>;
+  user_id: number;
+  requestable_type: string;
+  requestable_id: number;
+  quantity: Generated<number>;
+  canceled_at: Generated<Time | null>;
+  fulfilled_at: Generated<Time | null>;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface InventoryTables {
   users: UserTable;
   permission_groups: PermissionGroupTable;
@@ -410,4 +455,7 @@ export interface InventoryTables {
   licenses: LicenseTable;
   license_seats: LicenseSeatTable;
   imports: ImportTable;
+  settings: SettingsTable;
+  login_attempts: LoginAttemptTable;
+  checkout_requests: CheckoutRequestTable;
 }

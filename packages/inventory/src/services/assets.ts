@@ -351,6 +351,8 @@ export interface AssetListScope {
   narrow?: (select: AnySelect) => AnySelect;
   /** Archived assets too when no status is asked for (what a holder holds, whatever its label). */
   everyStatus?: boolean;
+  /** How the page's rows are shown, when not as asset objects (the depreciation report's rows…). */
+  present?: (db: AnyKysely, caller: Caller, rows: Row[]) => Promise<unknown[]>;
 }
 
 /** `components=true` embeds each asset's components (spec §7.3), on every route that shows assets. */
@@ -388,7 +390,9 @@ export async function listAssets(
     },
     params,
   );
-  const rows = await presentAssets(db, caller, page.rows, { components: withComponents(query) });
+  const rows = scope.present
+    ? await scope.present(db, caller, page.rows)
+    : await presentAssets(db, caller, page.rows, { components: withComponents(query) });
   return { total: page.total, rows, params };
 }
 

@@ -6,10 +6,12 @@ import {
   type LoginLimits,
   type PasswordAccounts,
 } from "@anvil/core";
+import { recordLoginAttempt } from "../repositories/login-attempts.ts";
 import { groupPermissionsOf } from "../repositories/tokens.ts";
-import { logAction } from "./activity.ts";
+import { logAction, type RequestOrigin } from "./activity.ts";
+import { rowVisibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
-import { isSuperuser, parsePermissions, type UserRow } from "./permissions.ts";
+import { type Caller, isSuperuser, parsePermissions, type UserRow } from "./permissions.ts";
 
 /**
  * A user made outside the API (the admin command, tests): there is no acting user yet. Superusers
@@ -84,16 +86,68 @@ function passwordUsers(database: InventoryDatabase): PasswordAccounts<UserRow> {
  * the address has failed too often lately. The web sign-in form's check, through core's one
  * mechanism (the same work for unknown names, limits kept in the database, re-hash on success).
  */
-export function checkSignIn(
+export async function checkSignIn(
   database: InventoryDatabase,
   limits: LoginLimits,
-  attempt: { username: string; password: string; address: string },
+  attempt: { username: string; password: string; address: string; userAgent?: string },
 ): Promise<UserRow | undefined> {
-  return checkPasswordLogin(database.db, limits, passwordUsers(database), {
+  const user = await checkPasswordLogin(database.db, limits, passwordUsers(database), {
     login: attempt.username,
     password: attempt.password,
     address: attempt.address,
   });
+  // Attempts the limit refused never had their password checked, so they are not sign-ins.
+  const now = storedNow(database.dialect);
+  await recordLoginAttempt(database.db, {
+    username: attempt.username.slice(0, 191),
+    remote_ip: attempt.address,
+    user_agent: attempt.userAgent?.slice(0, 1024) ?? null,
+    successful: user === undefined ? 0 : 1,
+    created_at: now,
+    updated_at: now,
+  });
+  return user;
+}
+
+/** The undeleted user with this id, if the caller may see them. */
+export async function visibleUser(
+  database: InventoryDatabase,
+  caller: Caller,
+  id: number,
+): Promise<UserRow | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined;
+  const user = await database.db
+    .selectFrom("users")
+    .selectAll()
+    .where("id", "=", id)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return user && (await rowVisibleTo(database.db, caller, "users", id)) ? user : undefined;
+}
+
+/**
+ * Forgets the user's enrolled two-factor device, so they enrol anew at their next sign-in; false
+ * when there is no such user for the caller. Logged as Snipe-IT logs it.
+ */
+export async function resetTwoFactor(
+  database: InventoryDatabase,
+  caller: Caller,
+  origin: RequestOrigin,
+  id: number,
+): Promise<boolean> {
+  const user = await visibleUser(database, caller, id);
+  if (!user) return false;
+  await database.db.transaction().execute(async (trx) => {
+    await trx.updateTable("users").set({ two_factor_enrolled: false }).where("id", "=", user.id).execute();
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "2FA reset",
+      item: { type: "user", id: user.id },
+      target: { type: "user", id: user.id },
+      origin,
+    });
+  });
+  return true;
 }
 
 /** Whether the account is a superuser, by its own permissions or a group's. */

@@ -8,18 +8,23 @@ import { throttle } from "../../services/throttle.ts";
 import { authenticate } from "../../services/tokens.ts";
 import { registerDraftHardware } from "../draft.ts";
 import { registerUploadedImages } from "../uploads.ts";
+import { registerAccountRequests } from "./account.ts";
 import { registerActivityReport } from "./activity.ts";
 import type { ApiContext } from "./context.ts";
+import { registerDepreciationReport } from "./depreciation-report.ts";
 import { registerCustomFields } from "./fields.ts";
 import { registerFiles } from "./files.ts";
 import { registerHardware } from "./hardware.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
+import { registerLabels } from "./labels.ts";
 import { registerMisc } from "./misc.ts";
 import { acceptMultipart } from "./multipart.ts";
 import { registerResource } from "./resource.ts";
 import { registerSelectlists } from "./selectlists.ts";
+import { registerSettings } from "./settings.ts";
+import { registerStatuslabelExtras } from "./statuslabels.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerUserRoutes } from "./users.ts";
 
@@ -82,6 +87,11 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerImports(context);
       registerFiles(context);
       registerSelectlists(context);
+      registerSettings(context);
+      registerLabels(context);
+      registerDepreciationReport(context);
+      registerStatuslabelExtras(context);
+      registerAccountRequests(context);
     },
     { prefix: "/api/v1" },
   );

@@ -1,0 +1,63 @@
+import { type AnyKysely, NotFound } from "@anvil/core";
+import type { Row } from "../../repositories/records.ts";
+import { statuslabels, statusType } from "../../resources/statuslabels.ts";
+import { listAssets } from "../../services/assets.ts";
+import { requirePermission } from "../../services/permissions.ts";
+import { assetsByLabel, assetsByType } from "../../services/statuslabel-charts.ts";
+import { type ApiContext, authorized, callerOf, idParam, sendList } from "./context.ts";
+import { IdParams, ListQuery } from "./resource.ts";
+
+// Status labels' extra routes (spec §14): the dashboard's pie charts, a label's assets, and whether
+// a label lets an asset be checked out (the asset form asks, so it needs no permission).
+
+const tags = ["statuslabels"];
+
+/** Snipe-IT's own page size for a label's assets. */
+const ASSETLIST_LIMIT = "50";
+
+export function registerStatuslabelExtras({ app, database }: ApiContext): void {
+  const db = () => database.db as AnyKysely;
+
+  app.get("/statuslabels/assets/name", { schema: { tags } }, async (request) =>
+    assetsByLabel(db(), authorized(request, "statuslabels.view")),
+  );
+  app.get("/statuslabels/assets/type", { schema: { tags } }, async (request) =>
+    assetsByType(db(), authorized(request, "statuslabels.view")),
+  );
+
+  app.get(
+    "/statuslabels/:id/assetlist",
+    { schema: { tags, params: IdParams, querystring: ListQuery } },
+    async (request, reply) => {
+      const caller = authorized(request, "statuslabels.view");
+      requirePermission(caller, "assets.view");
+      const id = idParam(request);
+      const query = request.query as Record<string, unknown>;
+      const page = await listAssets(
+        database,
+        caller,
+        { ...query, limit: query.limit ?? ASSETLIST_LIMIT },
+        {
+          narrow: (select) => select.where("assets.status_id", "=", Number.isSafeInteger(id) ? id : 0),
+          everyStatus: true,
+        },
+      );
+      return sendList(request, reply, page.params, page);
+    },
+  );
+
+  app.get("/statuslabels/:id/deployable", { schema: { tags, params: IdParams } }, async (request, reply) => {
+    callerOf(request);
+    const id = idParam(request);
+    const label = Number.isSafeInteger(id)
+      ? ((await db().selectFrom("status_labels").selectAll().where("id", "=", id).executeTakeFirst()) as
+          | Row
+          | undefined)
+      : undefined;
+    if (!label) throw new NotFound(statuslabels.notFound);
+    const type = statusType(label);
+    return reply
+      .type("text/plain; charset=utf-8")
+      .send(type === "deployable" || type === "pending" ? "1" : "0");
+  });
+}

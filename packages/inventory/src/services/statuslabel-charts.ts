@@ -1,0 +1,105 @@
+import type { AnyKysely } from "@anvil/core";
+import { sql } from "kysely";
+import { escaped } from "../convert/format.ts";
+import type { Row } from "../repositories/records.ts";
+import { statusType } from "../resources/statuslabels.ts";
+import { inCallersCompany } from "./companies.ts";
+import type { Caller } from "./permissions.ts";
+
+// The dashboard's pie charts of assets by status label and by status type (Snipe-IT's
+// /statuslabels/assets/name and /assets/type): Chart.js data, one slice per label or type.
+
+/** Slice colours after a label's own (Snipe-IT's chart palette is its own; this one is ours). */
+const PALETTE = [
+  "#2C7BB6",
+  "#D7191C",
+  "#1A9641",
+  "#FDAE61",
+  "#7B3294",
+  "#008837",
+  "#E66101",
+  "#5E3C99",
+  "#4DAC26",
+  "#CA0020",
+  "#0571B0",
+  "#A6611A",
+];
+
+const TYPE_SLICES = [
+  ["rtd", "Ready to Deploy"],
+  ["deployed", "Deployed"],
+  ["archived", "Archived"],
+  ["pending", "Pending"],
+  ["undeployable", "Undeployable"],
+] as const;
+
+const COUNT = new Intl.NumberFormat("en-US");
+
+function chart(slices: { label: string; count: number; color?: string | null }[]) {
+  let next = 0;
+  const colors = slices.map((slice) => slice.color || PALETTE[next++ % PALETTE.length]);
+  return {
+    labels: slices.map((slice) => `${slice.label} (${COUNT.format(slice.count)})`),
+    datasets: [
+      { data: slices.map((slice) => slice.count), backgroundColor: colors, hoverBackgroundColor: colors },
+    ],
+  };
+}
+
+/** Undeleted assets the caller may see, counted per label and per whether they are checked out. */
+async function assetCounts(db: AnyKysely, caller: Caller) {
+  const select = db
+    .selectFrom("assets")
+    .select([
+      "assets.status_id",
+      sql<number>`case when assets.assigned_to is null then 0 else 1 end`.as("assigned"),
+      sql<number>`count(*)`.as("count"),
+    ])
+    .where("assets.deleted_at", "is", null);
+  const rows = await inCallersCompany(select, caller, "assets")
+    .groupBy(["assets.status_id", sql`case when assets.assigned_to is null then 0 else 1 end`])
+    .execute();
+  return rows.map((row) => ({
+    statusId: Number(row.status_id),
+    assigned: Number(row.assigned) === 1,
+    count: Number(row.count),
+  }));
+}
+
+async function labels(db: AnyKysely): Promise<Row[]> {
+  return (await db
+    .selectFrom("status_labels")
+    .selectAll()
+    .where("deleted_at", "is", null)
+    .orderBy("id")
+    .execute()) as Row[];
+}
+
+/** One slice per label holding assets, in the label's colour when it has one. */
+export async function assetsByLabel(db: AnyKysely, caller: Caller) {
+  const [counts, all] = await Promise.all([assetCounts(db, caller), labels(db)]);
+  const perLabel = new Map<number, number>();
+  for (const count of counts) perLabel.set(count.statusId, (perLabel.get(count.statusId) ?? 0) + count.count);
+  return chart(
+    all
+      .filter((label) => (perLabel.get(label.id) ?? 0) > 0)
+      .map((label) => ({
+        label: escaped(label.name as string) ?? "",
+        count: perLabel.get(label.id) ?? 0,
+        color: label.color as string | null,
+      })),
+  );
+}
+
+/** One slice per status type: checked out is Deployed, else the type of the asset's label. */
+export async function assetsByType(db: AnyKysely, caller: Caller) {
+  const [counts, all] = await Promise.all([assetCounts(db, caller), labels(db)]);
+  const typeOf = new Map(all.map((label) => [label.id, statusType(label)]));
+  const totals: Record<string, number> = { rtd: 0, deployed: 0, archived: 0, pending: 0, undeployable: 0 };
+  for (const count of counts) {
+    const type = typeOf.get(count.statusId) ?? "undeployable";
+    const slice = count.assigned ? "deployed" : type === "deployable" ? "rtd" : type;
+    totals[slice] += count.count;
+  }
+  return chart(TYPE_SLICES.map(([key, label]) => ({ label, count: totals[key] })));
+}
