@@ -16,6 +16,7 @@ import { registerHardware } from "./hardware.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
+import { registerKits } from "./kits.ts";
 import { registerMisc } from "./misc.ts";
 import { acceptMultipart } from "./multipart.ts";
 import { registerResource } from "./resource.ts";
@@ -78,6 +79,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerCustomFields(context);
       registerUserRoutes(context);
       registerItemRoutes(context);
+      registerKits(context);
       registerActivityReport(context);
       registerImports(context);
       registerFiles(context);
