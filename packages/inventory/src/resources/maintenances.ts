@@ -1,5 +1,5 @@
-import { type AnyKysely, Invalid } from "@anvil/core";
-import { sql } from "kysely";
+import { type AnyKysely, containsText, Invalid } from "@anvil/core";
+import { type Expression, type SqlBool, sql } from "kysely";
 import { bool, date, datetime, escaped, money, related } from "../convert/format.ts";
 import { namesOf, type Row } from "../repositories/records.ts";
 import { companyScope, inCallersCompany, rowVisibleTo } from "../services/companies.ts";
@@ -159,6 +159,26 @@ export const maintenances: ResourceDefinition = {
     defaultSort: "created_at",
     search: ["title", "notes", "asset_maintenance_type", "cost", "start_date", "completion_date"],
     filters: { asset_id: "id", supplier_id: "id", asset_maintenance_type: "text", created_by: "id" },
+    // Snipe-IT's searchable relations: the asset's name, tag and serial, its model's name and
+    // number, its supplier and label, and the maintenance's supplier.
+    searchRelated: (dialect, term, table) => {
+      const has = (column: string) => containsText(dialect, sql.ref(column), term);
+      const asset = (join: ReturnType<typeof sql>, where: Expression<SqlBool>) =>
+        sql<SqlBool>`${sql.ref(`${table}.asset_id`)} in (select assets.id from assets ${join} where ${where})`;
+      return [
+        asset(
+          sql``,
+          sql<SqlBool>`${has("assets.name")} or ${has("assets.asset_tag")} or ${has("assets.serial")}`,
+        ),
+        asset(
+          sql`join models on models.id = assets.model_id`,
+          sql<SqlBool>`${has("models.name")} or ${has("models.model_number")}`,
+        ),
+        asset(sql`join suppliers on suppliers.id = assets.supplier_id`, has("suppliers.name")),
+        asset(sql`join status_labels on status_labels.id = assets.status_id`, has("status_labels.name")),
+        sql<SqlBool>`${sql.ref(`${table}.supplier_id`)} in (select suppliers.id from suppliers where ${has("suppliers.name")})`,
+      ];
+    },
     // Under full multiple companies support, only the maintenances of the caller's company's assets.
     refine: (select, _query, caller) =>
       companyScope(caller, "assets")

@@ -1,5 +1,12 @@
-import { type AnyKysely, Conflict, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
-import { type Expression, sql } from "kysely";
+import {
+  type AnyKysely,
+  Conflict,
+  type DialectName,
+  Invalid,
+  isUniqueViolation,
+  NotFound,
+} from "@anvil/core";
+import { type Expression, type SqlBool, sql } from "kysely";
 import {
   type AnySelect,
   deleteRecord,
@@ -108,6 +115,8 @@ export interface ResourceDefinition {
      * product key): for anyone else a list neither finds nor orders rows by them.
      */
     secret?: { columns: readonly string[]; permission: string };
+    /** Where else a search term may match: the text of related rows (a maintenance's asset tag). */
+    searchRelated?: (dialect: DialectName, term: string, table: string) => Expression<SqlBool>[];
     /** What sort keys that are neither columns, relations nor counts order by (a related row's column). */
     orderBy?: Readonly<Record<string, (table: string) => Expression<unknown>>>;
   };
@@ -226,6 +235,8 @@ export async function listResource(
       softDeletes: definition.softDeletes,
       trashed: list.trashed?.(query) ?? "without",
       searchColumns: list.search.filter(visible),
+      searchElsewhere:
+        list.searchRelated && ((term) => list.searchRelated?.(database.dialect, term, table) ?? []),
       filters,
       matchesNothing,
       refine: (select) => inCallersCompany(list.refine?.(select, query, caller) ?? select, caller, table),

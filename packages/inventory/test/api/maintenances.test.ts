@@ -163,6 +163,16 @@ forEachInventory("inventory API: asset maintenances", (inventory) => {
     assert.equal((await call<List>("GET", "/maintenances?asset_id=abc")).body.total, 0);
     const searched = await call<List<Row>>("GET", "/maintenances?search=calib%20OR%20fans");
     assert.equal(searched.body.total, 2);
+    // Through what is related, as Snipe-IT searches: the asset's tag, its model, the supplier.
+    const byTag = await call<List<Row>>("GET", "/maintenances?search=mt-2&sort=title&order=asc");
+    assert.deepEqual(
+      byTag.body.rows.map((row) => row.title),
+      ["Calibrate screen", "Yearly PAT"],
+    );
+    assert.equal((await call<List>("GET", "/maintenances?search=X1")).body.total, 4);
+    assert.equal((await call<List>("GET", "/maintenances?search=fixers")).body.total, 1);
+    assert.equal((await call<List>("GET", "/maintenances?search=ser-1")).body.total, 2);
+    assert.equal((await call<List>("GET", "/maintenances?search=nothing%25like%25this")).body.total, 0);
     const page = await call<List<Row>>("GET", "/maintenances?sort=asset_tag&order=desc&limit=1&offset=1");
     assert.equal(page.body.total, 4);
     assert.equal(page.body.rows.length, 1);
