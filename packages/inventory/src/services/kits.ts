@@ -335,7 +335,7 @@ async function availableAssets(context: WriteContext, modelId: number, quantity:
     .execute()) as Row[];
 }
 
-export const USER_NOT_FOUND = "User does not exist or you do not have permission view them.";
+const USER_NOT_FOUND = "User does not exist or you do not have permission view them.";
 
 /**
  * POST /kits/{id}/checkout `{user_id, checkout_at?, expected_checkin?, note?}`: every item of the

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { toStoredTime } from "@anvil/core";
 import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
 import { api, forEachInventory, type InventoryState, userWithToken } from "../support/inventory.ts";
 import { category, created, logged, person, STRICT } from "../support/items.ts";
@@ -294,6 +295,46 @@ forEachInventory("inventory API: predefined kits", (inventory) => {
       1,
       "the losers' accessories rolled back",
     );
+  });
+
+  test("a kit holds at most 100 items of a kind, and at most 100 of each", async () => {
+    const database = inventory.server.app.database;
+    if (!database) throw new Error("no database");
+    const kit = await created(inventory, "/kits", { name: "Full kit" });
+    const kind = await category(inventory, "consumable", "Bulk consumables");
+    const now = toStoredTime(new Date(), database.dialect);
+    const ids = await database.db
+      .insertInto("consumables")
+      .values(
+        Array.from({ length: 101 }, (_, n) => ({
+          name: `Bulk ${n}`,
+          category_id: kind,
+          qty: 1,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .returning("id")
+      .execute();
+    await database.db
+      .insertInto("kits_consumables")
+      .values(
+        ids
+          .slice(0, 100)
+          .map(({ id }) => ({ kit_id: kit, consumable_id: id, created_at: now, updated_at: now })),
+      )
+      .execute();
+    const last = ids[100].id;
+    const expected = { consumable: ["A kit holds at most 100 consumables."] };
+    assert.deepEqual(
+      (await call("POST", `/kits/${kit}/consumables`, { consumable: last })).body.messages,
+      expected,
+    );
+    assert.deepEqual(
+      (await call("PUT", `/kits/${kit}/consumables/${last}`, { quantity: 1 })).body.messages,
+      expected,
+    );
+    assert.equal((await call<List>("GET", `/kits/${kit}/consumables`)).body.total, 100);
   });
 
   test("permissions: kits.* for the kits, each kind's checkout permission for a check-out", async () => {
