@@ -94,6 +94,18 @@ export type KitKind = keyof typeof KIT_KINDS;
 const MAX_ITEMS_PER_KIND = 100;
 const QUANTITY = "nullable|integer|max:100";
 
+/** The bodies of a kit's routes, for their documentation (the services validate them). */
+export const KIT_BODIES = {
+  item: (kind: KitKind) => ({ [KIT_KINDS[kind].field]: "required|integer", quantity: QUANTITY }),
+  quantity: { quantity: QUANTITY },
+  checkout: {
+    user_id: "required|integer",
+    checkout_at: "nullable|date",
+    expected_checkin: "nullable|date",
+    note: "nullable|string|max:65535",
+  },
+} as const;
+
 interface Actor {
   database: InventoryDatabase;
   caller: Caller;
@@ -165,7 +177,7 @@ async function lockedKit(context: WriteContext, kitId: number): Promise<Row> {
 
 /** Snipe-IT's quantity: 1 when absent or below 1 (QUIRK kept), at most our bound. */
 async function quantityOf(trx: AnyKysely, input: Record<string, unknown>): Promise<number> {
-  const { quantity } = await validate(trx, input, { quantity: QUANTITY });
+  const { quantity } = await validate(trx, input, KIT_BODIES.quantity);
   return Math.max(1, typeof quantity === "number" ? quantity : 1);
 }
 
@@ -356,12 +368,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
     ) as Record<KitKind, KitItem[]>;
     for (const name of Object.keys(KIT_KINDS) as KitKind[])
       if (items[name].length > 0) requirePermission(caller, KIT_KINDS[name].checkout);
-    const values = await validate(trx, input, {
-      user_id: "required|integer",
-      checkout_at: "nullable|date",
-      expected_checkin: "nullable|date",
-      note: "nullable|string|max:65535",
-    });
+    const values = await validate(trx, input, KIT_BODIES.checkout);
     const userId = values.user_id as number;
     if (!(await holderExists(trx, caller, "user", userId))) throw new NotFound(USER_NOT_FOUND);
     const note = (values.note as string | null | undefined) ?? null;

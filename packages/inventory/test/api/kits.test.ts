@@ -260,6 +260,15 @@ forEachInventory("inventory API: predefined kits", (inventory) => {
       (await call("POST", "/kits/99999/checkout", { user_id: user })).body.messages,
       "PredefinedKit not found",
     );
+    const spec = (await fetch(`${inventory.url}/api/v1/openapi.json`).then((res) => res.json())) as {
+      paths: Record<
+        string,
+        { post?: { requestBody?: { content: Record<string, { schema: { required?: string[] } }> } } }
+      >;
+    };
+    const documented =
+      spec.paths["/api/v1/kits/{id}/checkout"].post?.requestBody?.content["application/json"].schema;
+    assert.deepEqual(documented?.required, ["user_id"], "the check-out's body is documented");
   });
 
   test("kits racing for the last asset of a model: exactly one gets it, the others nothing", async () => {

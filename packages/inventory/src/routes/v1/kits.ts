@@ -5,11 +5,13 @@ import {
   attachKitItem,
   checkoutKit,
   detachKitItem,
+  KIT_BODIES,
   KIT_KINDS,
   type KitKind,
   listKitItems,
   updateKitItem,
 } from "../../services/kits.ts";
+import { bodySchema } from "../../services/validation.ts";
 import { type ApiContext, authorized, idParam, originOf, permitted, success } from "./context.ts";
 import { body, IdParams, rawRow, registerResource } from "./resource.ts";
 
@@ -33,7 +35,8 @@ export function registerKits(context: ApiContext): void {
     app.get(`/kits/:id/${kind}`, { schema: { tags, params: IdParams } }, async (request) =>
       listKitItems(database, authorized(request, "kits.view"), idParam(request), kind),
     );
-    app.post(`/kits/:id/${kind}`, { schema: { tags, params: IdParams }, config: edits }, async (request) => {
+    const attach = { tags, params: IdParams, body: bodySchema(KIT_BODIES.item(kind)) };
+    app.post(`/kits/:id/${kind}`, { schema: attach, config: edits }, async (request) => {
       const kit = await attachKitItem(actor(request, "kits.edit"), idParam(request), kind, body(request));
       return success(messages.added, rawRow(kit));
     });
@@ -47,8 +50,9 @@ export function registerKits(context: ApiContext): void {
       );
       return success(messages.updated, rawRow(kit));
     };
-    app.put(`/kits/:id/${kind}/:item`, { schema: { tags, params: ItemParams }, config: edits }, update);
-    app.patch(`/kits/:id/${kind}/:item`, { schema: { tags, params: ItemParams }, config: edits }, update);
+    const quantity = { tags, params: ItemParams, body: bodySchema(KIT_BODIES.quantity) };
+    app.put(`/kits/:id/${kind}/:item`, { schema: quantity, config: edits }, update);
+    app.patch(`/kits/:id/${kind}/:item`, { schema: quantity, config: edits }, update);
     app.delete(
       `/kits/:id/${kind}/:item`,
       { schema: { tags, params: ItemParams }, config: edits },
@@ -68,7 +72,10 @@ export function registerKits(context: ApiContext): void {
   // kits.view; each kind of item it holds takes that kind's checkout permission.
   app.post(
     "/kits/:id/checkout",
-    { schema: { tags, params: IdParams }, config: permitted("kits.view") },
+    {
+      schema: { tags, params: IdParams, body: bodySchema(KIT_BODIES.checkout) },
+      config: permitted("kits.view"),
+    },
     async (request) => {
       const result = await checkoutKit(actor(request, "kits.view"), idParam(request), body(request));
       return success("Kit checked out successfully.", result);
