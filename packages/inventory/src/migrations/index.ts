@@ -9,6 +9,7 @@ import { files } from "./0007_files.ts";
 import { listIndexes } from "./0009_list_indexes.ts";
 import { loginThrottle } from "./0010_login_throttle.ts";
 import { activitySecrets } from "./0011_activity_secrets.ts";
+import { maintenancesKits } from "./0012_maintenances_kits.ts";
 import { settingsRequests } from "./0013_settings_requests.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
@@ -23,5 +24,6 @@ export const migrations: readonly NamedMigration[] = [
   listIndexes,
   loginThrottle,
   activitySecrets,
+  maintenancesKits,
   settingsRequests,
 ];

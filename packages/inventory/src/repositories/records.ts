@@ -1,5 +1,5 @@
 import { type AnyKysely, containsText, countRows, type DialectName } from "@anvil/core";
-import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { type ListParams, sortModifiers } from "../services/listing.ts";
 
 // The queries every table-driven resource shares. Rows are plain records: each resource's
@@ -19,6 +19,8 @@ export interface ListQuery {
   trashed: Trashed;
   /** Columns the search terms are looked for in (case-insensitive substring). */
   searchColumns: readonly string[];
+  /** Further places a term may match, beside the columns (the names of related rows). */
+  searchElsewhere?: (term: string) => Expression<SqlBool>[];
   /** Exact-match filters: column -> value. */
   filters: Record<string, unknown>;
   /** A filter had a value no row can have: the list is empty, its total 0. */
@@ -47,15 +49,16 @@ export async function listRecords(
   if (spec.matchesNothing) query = query.where(sql<boolean>`1 = 0`);
   for (const [column, value] of Object.entries(spec.filters))
     query = query.where(`${spec.table}.${column}`, "=", value);
-  if (params.search.length > 0 && spec.searchColumns.length > 0) {
+  if (params.search.length > 0 && (spec.searchColumns.length > 0 || spec.searchElsewhere)) {
     query = query.where((eb) =>
       eb.or(
-        params.search.flatMap((term) =>
-          spec.searchColumns.map((column) =>
+        params.search.flatMap((term) => [
+          ...spec.searchColumns.map((column) =>
             // Searchable numbers (a depreciation's months) are matched as text, as MySQL does.
             containsText(dialect, sql`cast(${sql.ref(`${spec.table}.${column}`)} as text)`, term),
           ),
-        ),
+          ...(spec.searchElsewhere?.(term) ?? []),
+        ]),
       ),
     );
   }

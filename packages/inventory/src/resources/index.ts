@@ -7,8 +7,10 @@ import { consumables } from "./consumables.ts";
 import { departments } from "./departments.ts";
 import { depreciations } from "./depreciations.ts";
 import { groups } from "./groups.ts";
+import { kits } from "./kits.ts";
 import { licenses } from "./licenses.ts";
 import { locations } from "./locations.ts";
+import { maintenances } from "./maintenances.ts";
 import { manufacturers } from "./manufacturers.ts";
 import { models } from "./models.ts";
 import { statuslabels } from "./statuslabels.ts";
@@ -32,4 +34,6 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   consumables,
   components,
   licenses,
+  maintenances,
+  kits,
 ];

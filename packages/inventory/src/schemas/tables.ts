@@ -404,6 +404,30 @@ export interface SettingsTable {
   updated_at: Time;
 }
 
+/** Work done on an asset (Snipe-IT's asset maintenance); asset_maintenance_time is in days. */
+export interface AssetMaintenanceTable extends RecordColumns {
+  id: Generated<number>;
+  asset_id: number;
+  supplier_id: Ref;
+  asset_maintenance_type: string;
+  title: string;
+  is_warranty: Generated<Bool>;
+  start_date: string;
+  completion_date: Text;
+  asset_maintenance_time: Ref;
+  notes: Text;
+  cost: Generated<number | string | null>;
+}
+
+/** A predefined kit: items checked out to a user together. */
+export interface KitTable {
+  id: Generated<number>;
+  name: string;
+  created_by: Ref;
+  created_at: Time;
+  updated_at: Time;
+}
+
 /** A web sign-in, successful or not (Snipe-IT's login_attempts). */
 export interface LoginAttemptTable {
   id: Generated<number>;
@@ -426,6 +450,28 @@ export interface CheckoutRequestTable {
   fulfilled_at: Generated<Time | null>;
   created_at: Time;
   updated_at: Time;
+}
+
+/** A kit's pivot row: how many of one item the kit holds. */
+interface KitItemColumns {
+  id: Generated<number>;
+  kit_id: number;
+  quantity: Generated<number>;
+  created_at: Time;
+  updated_at: Time;
+}
+
+export interface KitModelTable extends KitItemColumns {
+  model_id: number;
+}
+export interface KitLicenseTable extends KitItemColumns {
+  license_id: number;
+}
+export interface KitAccessoryTable extends KitItemColumns {
+  accessory_id: number;
+}
+export interface KitConsumableTable extends KitItemColumns {
+  consumable_id: number;
 }
 
 export interface InventoryTables {
@@ -458,4 +504,10 @@ export interface InventoryTables {
   settings: SettingsTable;
   login_attempts: LoginAttemptTable;
   checkout_requests: CheckoutRequestTable;
+  asset_maintenances: AssetMaintenanceTable;
+  kits: KitTable;
+  kits_models: KitModelTable;
+  kits_licenses: KitLicenseTable;
+  kits_accessories: KitAccessoryTable;
+  kits_consumables: KitConsumableTable;
 }

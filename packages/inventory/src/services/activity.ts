@@ -94,6 +94,7 @@ export const ITEM_TABLES: Readonly<Record<string, string>> = {
   consumable: "consumables",
   component: "components",
   license: "licenses",
+  kit: "kits",
 };
 
 /** How the report names an action type (spec §22): lower-cased display labels. */

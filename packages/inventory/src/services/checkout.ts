@@ -41,6 +41,16 @@ export interface CheckinOptions {
   updateDefaultLocation?: boolean;
 }
 
+/** The ids of the labels an asset may be checked out under, for `status_id in (…)`. */
+export function deployableLabels(eb: AnyExpressionBuilder) {
+  return eb
+    .selectFrom("status_labels")
+    .select("id")
+    .where("deployable", "=", true)
+    .where("pending", "=", false)
+    .where("archived", "=", false);
+}
+
 /** The asset row as the transaction may change it: locked on PostgreSQL until the transaction ends. */
 export async function lockedAsset(context: WriteContext, id: number): Promise<Row | undefined> {
   return (await context.trx
@@ -114,14 +124,7 @@ export async function checkoutWithin(
     .where("id", "=", asset.id)
     .where("assigned_to", "is", null)
     .where("deleted_at", "is", null)
-    .where("status_id", "in", (eb: AnyExpressionBuilder) =>
-      eb
-        .selectFrom("status_labels")
-        .select("id")
-        .where("deployable", "=", true)
-        .where("pending", "=", false)
-        .where("archived", "=", false),
-    )
+    .where("status_id", "in", deployableLabels)
     .executeTakeFirst();
   if (!claimed(result)) throw new Refused(NOT_AVAILABLE, { asset: tag });
   // Assets checked out to this one travel with it.

@@ -1,4 +1,4 @@
-import { Conflict, forUpdate, Invalid, NotFound } from "@anvil/core";
+import { type AnyKysely, Conflict, forUpdate, Invalid, NotFound } from "@anvil/core";
 import { datetime, escaped, related } from "../convert/format.ts";
 import { namesOf } from "../repositories/records.ts";
 import { accessories } from "../resources/accessories.ts";
@@ -10,7 +10,7 @@ import { rowVisibleTo, visibleTo } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, type HolderType, holderExists, locationsById, usersById } from "./holders.ts";
 import { type Caller, can } from "./permissions.ts";
-import { findResource } from "./resource.ts";
+import { findResource, type WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
 
 // Check-out and check-in of counted stock (spec §15–§17, §24). Each runs in one transaction that
@@ -45,68 +45,77 @@ function accessoryQtyMessage(remaining: number, asked: number): string {
 }
 
 export async function checkoutAccessory(
-  { database, caller, origin }: Actor,
+  actor: Actor,
   id: number,
   input: Record<string, unknown>,
 ): Promise<void> {
-  await database.db.transaction().execute(async (trx) => {
-    const accessory = await lockItem(trx, database.dialect, "accessories", id);
-    if (!accessory || !visibleTo(caller, "accessories", accessory)) throw new NotFound("Accessory not found");
-    const values = await validate(trx, input, {
-      checkout_to_type: "nullable|string|in:user,location,asset",
-      assigned_user: "nullable|integer",
-      assigned_location: "nullable|integer",
-      assigned_asset: "nullable|integer",
-      checkout_qty: CHECKOUT_QTY,
-      note: "nullable|string|max:65535",
+  await actor.database.db
+    .transaction()
+    .execute((trx) => checkoutAccessoryWithin({ ...actor, trx: trx as AnyKysely }, id, input));
+}
+
+/** An accessory check-out inside the caller's transaction (a kit's check-out holds several). */
+export async function checkoutAccessoryWithin(
+  { database, trx, caller, origin }: WriteContext,
+  id: number,
+  input: Record<string, unknown>,
+): Promise<void> {
+  const accessory = await lockItem(trx, database.dialect, "accessories", id);
+  if (!accessory || !visibleTo(caller, "accessories", accessory)) throw new NotFound("Accessory not found");
+  const values = await validate(trx, input, {
+    checkout_to_type: "nullable|string|in:user,location,asset",
+    assigned_user: "nullable|integer",
+    assigned_location: "nullable|integer",
+    assigned_asset: "nullable|integer",
+    checkout_qty: CHECKOUT_QTY,
+    note: "nullable|string|max:65535",
+  });
+  const type = (values.checkout_to_type ?? "user") as HolderType;
+  const targetId = values[`assigned_${type}`];
+  if (typeof targetId !== "number") {
+    const others = TYPES.filter((other) => other !== type).map((other) => `assigned ${other}`);
+    throw new Invalid("The given data was invalid.", {
+      [`assigned_${type}`]: [
+        `The assigned ${type} field is required when none of ${others.join(" / ")} are present.`,
+      ],
     });
-    const type = (values.checkout_to_type ?? "user") as HolderType;
-    const targetId = values[`assigned_${type}`];
-    if (typeof targetId !== "number") {
-      const others = TYPES.filter((other) => other !== type).map((other) => `assigned ${other}`);
-      throw new Invalid("The given data was invalid.", {
-        [`assigned_${type}`]: [
-          `The assigned ${type} field is required when none of ${others.join(" / ")} are present.`,
-        ],
-      });
-    }
-    if (!(await holderExists(trx, caller, type, targetId)))
-      throw new NotFound(`${HOLDER_LABELS[type]} not found`);
-    const asked = (values.checkout_qty as number | undefined) ?? 1;
-    const held = await trx
-      .selectFrom("accessories_checkout")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("accessory_id", "=", id)
-      .executeTakeFirstOrThrow();
-    const remaining = Number(accessory.qty) - Number(held.count);
-    if (asked > remaining)
-      throw new Invalid("The given data was invalid.", {
-        checkout_qty: [accessoryQtyMessage(remaining, asked)],
-      });
-    const now = storedNow(database.dialect);
-    const note = (values.note as string | null | undefined) ?? null;
-    await trx
-      .insertInto("accessories_checkout")
-      .values(
-        Array.from({ length: asked }, () => ({
-          accessory_id: id,
-          assigned_to: targetId,
-          assigned_type: type,
-          note,
-          created_by: caller.user.id,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-    await logAction(trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "checkout",
-      item: { type: "accessory", id },
-      target: { type, id: targetId },
-      note,
-      origin,
+  }
+  if (!(await holderExists(trx, caller, type, targetId)))
+    throw new NotFound(`${HOLDER_LABELS[type]} not found`);
+  const asked = (values.checkout_qty as number | undefined) ?? 1;
+  const held = await trx
+    .selectFrom("accessories_checkout")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("accessory_id", "=", id)
+    .executeTakeFirstOrThrow();
+  const remaining = Number(accessory.qty) - Number(held.count);
+  if (asked > remaining)
+    throw new Invalid("The given data was invalid.", {
+      checkout_qty: [accessoryQtyMessage(remaining, asked)],
     });
+  const now = storedNow(database.dialect);
+  const note = (values.note as string | null | undefined) ?? null;
+  await trx
+    .insertInto("accessories_checkout")
+    .values(
+      Array.from({ length: asked }, () => ({
+        accessory_id: id,
+        assigned_to: targetId,
+        assigned_type: type,
+        note,
+        created_by: caller.user.id,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "checkout",
+    item: { type: "accessory", id },
+    target: { type, id: targetId },
+    note,
+    origin,
   });
 }
 
@@ -223,52 +232,61 @@ export const NOT_ENOUGH_CONSUMABLES =
   "There are not enough consumables for this checkout. Please check the quantity left. ";
 
 export async function checkoutConsumable(
-  { database, caller, origin }: Actor,
+  actor: Actor,
   id: number,
   input: Record<string, unknown>,
 ): Promise<void> {
-  await database.db.transaction().execute(async (trx) => {
-    const consumable = await lockItem(trx, database.dialect, "consumables", id);
-    if (!consumable || !visibleTo(caller, "consumables", consumable))
-      throw new NotFound("Consumable not found");
-    const values = await validate(trx, input, {
-      assigned_to: "required|integer",
-      checkout_qty: CHECKOUT_QTY,
-      note: "nullable|string|max:65535",
-    });
-    const asked = (values.checkout_qty as number | undefined) ?? 1;
-    const given = await trx
-      .selectFrom("consumables_users")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("consumable_id", "=", id)
-      .executeTakeFirstOrThrow();
-    const remaining = Number(consumable.qty) - Number(given.count);
-    if (remaining <= 0 || asked > remaining) throw new Conflict(NOT_ENOUGH_CONSUMABLES);
-    const userId = values.assigned_to as number;
-    if (!(await holderExists(trx, caller, "user", userId))) throw new NotFound("No user found");
-    const now = storedNow(database.dialect);
-    const note = (values.note as string | null | undefined) ?? null;
-    await trx
-      .insertInto("consumables_users")
-      .values(
-        Array.from({ length: asked }, () => ({
-          consumable_id: id,
-          assigned_to: userId,
-          note,
-          created_by: caller.user.id,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-    await logAction(trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "checkout",
-      item: { type: "consumable", id },
-      target: { type: "user", id: userId },
-      note,
-      origin,
-    });
+  await actor.database.db
+    .transaction()
+    .execute((trx) => checkoutConsumableWithin({ ...actor, trx: trx as AnyKysely }, id, input));
+}
+
+/** A consumable check-out inside the caller's transaction. */
+export async function checkoutConsumableWithin(
+  { database, trx, caller, origin }: WriteContext,
+  id: number,
+  input: Record<string, unknown>,
+): Promise<void> {
+  const consumable = await lockItem(trx, database.dialect, "consumables", id);
+  if (!consumable || !visibleTo(caller, "consumables", consumable))
+    throw new NotFound("Consumable not found");
+  const values = await validate(trx, input, {
+    assigned_to: "required|integer",
+    checkout_qty: CHECKOUT_QTY,
+    note: "nullable|string|max:65535",
+  });
+  const asked = (values.checkout_qty as number | undefined) ?? 1;
+  const given = await trx
+    .selectFrom("consumables_users")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("consumable_id", "=", id)
+    .executeTakeFirstOrThrow();
+  const remaining = Number(consumable.qty) - Number(given.count);
+  if (remaining <= 0 || asked > remaining) throw new Conflict(NOT_ENOUGH_CONSUMABLES);
+  const userId = values.assigned_to as number;
+  if (!(await holderExists(trx, caller, "user", userId))) throw new NotFound("No user found");
+  const now = storedNow(database.dialect);
+  const note = (values.note as string | null | undefined) ?? null;
+  await trx
+    .insertInto("consumables_users")
+    .values(
+      Array.from({ length: asked }, () => ({
+        consumable_id: id,
+        assigned_to: userId,
+        note,
+        created_by: caller.user.id,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "checkout",
+    item: { type: "consumable", id },
+    target: { type: "user", id: userId },
+    note,
+    origin,
   });
 }
 

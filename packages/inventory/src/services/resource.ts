@@ -1,5 +1,13 @@
-import { type AnyKysely, Conflict, hashPassword, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
-import { sql } from "kysely";
+import {
+  type AnyKysely,
+  Conflict,
+  type DialectName,
+  hashPassword,
+  Invalid,
+  isUniqueViolation,
+  NotFound,
+} from "@anvil/core";
+import { type Expression, type SqlBool, sql } from "kysely";
 import {
   type AnySelect,
   deleteRecord,
@@ -63,6 +71,13 @@ export interface ResourceDefinition {
   path: string;
   /** Permission prefix: `<permission>.view|create|edit|delete`. */
   permission: string;
+  /** Permissions named in full where they are not `<permission>.<level>` (maintenances: assets.edit). */
+  gates?: Readonly<Partial<Record<"view" | "create" | "edit" | "delete", string>>>;
+  /**
+   * Whether the caller may see a row beyond its own company_id (a maintenance belongs to its
+   * asset's company); a row they may not see is not found.
+   */
+  visible?: (db: AnyKysely, caller: Caller, row: Row) => Promise<boolean>;
   /** Short model name in the activity log. */
   itemType: string;
   /** Answer for an id that does not exist (Snipe-IT's `<Model> not found`). */
@@ -107,6 +122,10 @@ export interface ResourceDefinition {
      * product key): for anyone else a list neither finds nor orders rows by them.
      */
     secret?: { columns: readonly string[]; permission: string };
+    /** Where else a search term may match: the text of related rows (a maintenance's asset tag). */
+    searchRelated?: (dialect: DialectName, term: string, table: string) => Expression<SqlBool>[];
+    /** What sort keys that are neither columns, relations nor counts order by (a related row's column). */
+    orderBy?: Readonly<Record<string, (table: string) => Expression<unknown>>>;
   };
   relations: Readonly<Record<string, Relation>>;
   counts: readonly string[];
@@ -225,6 +244,8 @@ export async function listResource(
       softDeletes: definition.softDeletes,
       trashed: list.trashed?.(query) ?? "without",
       searchColumns: list.search.filter(visible),
+      searchElsewhere:
+        list.searchRelated && ((term) => list.searchRelated?.(database.dialect, term, table) ?? []),
       filters,
       matchesNothing,
       refine: (select) => inCallersCompany(list.refine?.(select, query, caller) ?? select, caller, table),
@@ -232,7 +253,7 @@ export async function listResource(
         const relation = definition.relations[sort];
         if (relation) return relationName(relation, table);
         if (definition.counts.includes(sort)) return countExpression(table, sort, table);
-        return undefined;
+        return list.orderBy?.[sort]?.(table);
       },
     },
     params,
@@ -265,6 +286,8 @@ export async function findResource(
     ? await findRecord(db, definition.table, id, { softDeletes: definition.softDeletes, trashed })
     : undefined;
   if (!row || (caller && !visibleTo(caller, definition.table, row))) throw new NotFound(definition.notFound);
+  if (caller && definition.visible && !(await definition.visible(db, caller, row)))
+    throw new NotFound(definition.notFound);
   return row;
 }
 

@@ -1,4 +1,4 @@
-import { Conflict, claimed, forUpdate, Invalid, NotFound } from "@anvil/core";
+import { type AnyKysely, Conflict, claimed, forUpdate, Invalid, NotFound } from "@anvil/core";
 import { sql } from "kysely";
 import { bool, datetime, escaped, related } from "../convert/format.ts";
 import { namesOf } from "../repositories/records.ts";
@@ -33,6 +33,7 @@ interface Actor {
 }
 
 const NO_LICENSE = "License not found";
+const NO_FREE_SEAT = "Not enough license seats available for checkout";
 const SEAT_RULES = {
   assigned_to: "nullable|integer",
   asset_id: "nullable|integer",
@@ -258,46 +259,55 @@ export async function checkoutLicense(
   licenseId: number,
   input: Record<string, unknown>,
 ): Promise<SeatRow> {
-  const { database } = actor;
-  return database.db.transaction().execute(async (trx) => {
-    const license = await lockItem(trx, database.dialect, "licenses", licenseId);
-    if (!license || !visibleTo(actor.caller, "licenses", license)) throw new NotFound(NO_LICENSE);
-    const values = await validate(trx, input, SEAT_RULES);
-    if (typeof values.assigned_to !== "number" && typeof values.asset_id !== "number")
-      throw new Invalid("The given data was invalid.", {
-        assigned_to: ["The assigned to field is required when asset id is not present."],
-      });
-    await checkTargets(trx, actor.caller, values);
-    const seat = (await trx
-      .selectFrom("license_seats")
-      .selectAll()
-      .where("license_id", "=", licenseId)
-      .where("assigned_to", "is", null)
-      .where("asset_id", "is", null)
-      .orderBy("id")
-      .executeTakeFirst()) as SeatRow | undefined;
-    if (!seat) throw new Conflict("Not enough license seats available for checkout");
-    const after = {
-      assigned_to: (values.assigned_to as number | null | undefined) ?? null,
-      asset_id: (values.asset_id as number | null | undefined) ?? null,
-    };
-    const note =
-      (values.note as string | null | undefined) ?? (values.notes as string | null | undefined) ?? null;
-    const result = await trx
-      .updateTable("license_seats")
-      .set({ ...after, notes: note, updated_at: storedNow(database.dialect) })
-      .where("id", "=", seat.id)
-      .where("assigned_to", "is", null)
-      .where("asset_id", "is", null)
-      .executeTakeFirstOrThrow();
-    if (!claimed(result)) throw new Conflict("Not enough license seats available for checkout");
-    await logSeatChange(trx, actor, licenseId, seat, after, note);
-    return (await trx
-      .selectFrom("license_seats")
-      .selectAll()
-      .where("id", "=", seat.id)
-      .executeTakeFirstOrThrow()) as SeatRow;
-  });
+  return actor.database.db
+    .transaction()
+    .execute((trx) => checkoutLicenseWithin({ ...actor, trx: trx as AnyKysely }, licenseId, input));
+}
+
+/** A free seat's check-out inside the caller's transaction (a kit's check-out holds several). */
+export async function checkoutLicenseWithin(
+  context: WriteContext,
+  licenseId: number,
+  input: Record<string, unknown>,
+): Promise<SeatRow> {
+  const { database, trx } = context;
+  const license = await lockItem(trx, database.dialect, "licenses", licenseId);
+  if (!license || !visibleTo(context.caller, "licenses", license)) throw new NotFound(NO_LICENSE);
+  const values = await validate(trx, input, SEAT_RULES);
+  if (typeof values.assigned_to !== "number" && typeof values.asset_id !== "number")
+    throw new Invalid("The given data was invalid.", {
+      assigned_to: ["The assigned to field is required when asset id is not present."],
+    });
+  await checkTargets(trx, context.caller, values);
+  const seat = (await trx
+    .selectFrom("license_seats")
+    .selectAll()
+    .where("license_id", "=", licenseId)
+    .where("assigned_to", "is", null)
+    .where("asset_id", "is", null)
+    .orderBy("id")
+    .executeTakeFirst()) as SeatRow | undefined;
+  if (!seat) throw new Conflict(NO_FREE_SEAT);
+  const after = {
+    assigned_to: (values.assigned_to as number | null | undefined) ?? null,
+    asset_id: (values.asset_id as number | null | undefined) ?? null,
+  };
+  const note =
+    (values.note as string | null | undefined) ?? (values.notes as string | null | undefined) ?? null;
+  const result = await trx
+    .updateTable("license_seats")
+    .set({ ...after, notes: note, updated_at: storedNow(database.dialect) })
+    .where("id", "=", seat.id)
+    .where("assigned_to", "is", null)
+    .where("asset_id", "is", null)
+    .executeTakeFirstOrThrow();
+  if (!claimed(result)) throw new Conflict(NO_FREE_SEAT);
+  await logSeatChange(trx, context, licenseId, seat, after, note);
+  return (await trx
+    .selectFrom("license_seats")
+    .selectAll()
+    .where("id", "=", seat.id)
+    .executeTakeFirstOrThrow()) as SeatRow;
 }
 
 /**

@@ -167,6 +167,11 @@ forEachInventory("inventory API: empty values of every field", (inventory) => {
       license: await category(inventory, "license", "Empty licenses"),
     };
     const model = await created(inventory, "/models", { name: "Empty model", category_id: categories.asset });
+    const maintained = await created(inventory, "/hardware", {
+      asset_tag: "EMPTY-M",
+      model_id: model,
+      status_id: 2,
+    });
     let serial = 0;
     // The least each resource needs, with a name of its own on each call.
     const minimal: Record<string, () => Record<string, unknown>> = {
@@ -193,6 +198,13 @@ forEachInventory("inventory API: empty values of every field", (inventory) => {
       hardware: () => ({ asset_tag: `EMPTY-${++serial}`, model_id: model, status_id: 2 }),
       fields: () => ({ name: `Field ${++serial}`, element: "text" }),
       fieldsets: () => ({ name: `Fieldset ${++serial}` }),
+      maintenances: () => ({
+        asset_id: maintained,
+        asset_maintenance_type: "Repair",
+        title: `Maintenance ${++serial}`,
+        start_date: "2025-01-01",
+      }),
+      kits: () => ({ name: `Kit ${++serial}` }),
     };
     const spec = (await fetch(`${inventory.url}/api/v1/openapi.json`).then((res) => res.json())) as {
       paths: Record<

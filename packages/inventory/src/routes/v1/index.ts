@@ -18,6 +18,7 @@ import { registerHardware } from "./hardware.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
+import { registerKits } from "./kits.ts";
 import { registerLabels } from "./labels.ts";
 import { registerMisc } from "./misc.ts";
 import { acceptMultipart } from "./multipart.ts";
@@ -83,6 +84,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerCustomFields(context);
       registerUserRoutes(context);
       registerItemRoutes(context);
+      registerKits(context);
       registerActivityReport(context);
       registerImports(context);
       registerFiles(context);

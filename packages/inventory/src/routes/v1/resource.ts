@@ -29,7 +29,8 @@ export const ListQuery = Type.Object({
 });
 export const IdParams = Type.Object({ id: Type.String() });
 
-function body(request: FastifyRequest): Record<string, unknown> {
+/** The request body when it is an object; anything else reads as no fields. */
+export function body(request: FastifyRequest): Record<string, unknown> {
   const given = request.body;
   return typeof given === "object" && given !== null && !Array.isArray(given)
     ? (given as Record<string, unknown>)
@@ -52,7 +53,7 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
   const { path, permission } = definition;
   const tags = [path];
   const allowed = (request: FastifyRequest, level: "view" | "create" | "edit" | "delete"): Caller => {
-    const caller = authorized(request, `${permission}.${level}`);
+    const caller = authorized(request, definition.gates?.[level] ?? `${permission}.${level}`);
     if (definition.superuserOnly) requireSuperuser(caller);
     return caller;
   };
