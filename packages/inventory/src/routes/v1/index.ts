@@ -13,6 +13,7 @@ import type { ApiContext } from "./context.ts";
 import { registerCustomFields } from "./fields.ts";
 import { registerFiles } from "./files.ts";
 import { registerHardware } from "./hardware.ts";
+import { registerHardwareBulk } from "./hardware-bulk.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
@@ -74,6 +75,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerTokens(context);
       for (const definition of RESOURCES) registerResource(context, definition);
       registerHardware(context);
+      registerHardwareBulk(context);
       registerHoldings(context);
       registerCustomFields(context);
       registerUserRoutes(context);
