@@ -85,7 +85,7 @@ const WORDS = [
 ];
 const ADMIN = { username: "bench-admin", password: "bench-password", email: "bench-admin@example.com" };
 
-interface Seeded {
+export interface Seeded {
   /** Status label ids, the archived one last. */
   labels: number[];
   modelIds: number[];
@@ -138,30 +138,7 @@ async function main(): Promise<void> {
     console.error(`  seeded in ${seeded.seconds.toFixed(1)} s`);
     const token = await superuserToken(dataDir, databaseUrl);
 
-    const port = await freePort();
-    const inventory = await startProcess(
-      "inventory",
-      path.join(root, "bin/anvil"),
-      port,
-      [
-        "inventory",
-        "serve",
-        "--data-dir",
-        dataDir,
-        "--database",
-        databaseUrl,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--log-level",
-        "warn",
-        // Snipe-IT's 120 requests a minute per user would turn the bench into a 429 bench.
-        "--api-throttle-per-minute",
-        "0",
-      ],
-      inventoryNodeOptions ? { NODE_OPTIONS: inventoryNodeOptions } : {},
-    );
+    const inventory = await startInventory(dataDir, databaseUrl, inventoryNodeOptions);
     servers.push(inventory);
     const reference = await startSelf(import.meta.filename, "reference", ["--reference", databaseUrl]);
     servers.push(reference);
@@ -435,7 +412,7 @@ async function prepareCheckouts(seeded: Seeded, databaseUrl: string, base: strin
  * ready to deploy (a third of those checked out to a user), 12% pending, 15% broken
  * (undeployable) and 3% archived; each has its own created_at, one second after the previous.
  */
-async function seed(databaseUrl: string): Promise<Seeded> {
+export async function seed(databaseUrl: string): Promise<Seeded> {
   const started = performance.now();
   const database = await connectDatabase<InventoryTables>(databaseUrl);
   try {
@@ -588,8 +565,40 @@ async function seed(databaseUrl: string): Promise<Seeded> {
   }
 }
 
+/** `anvil inventory serve` on a free port, in a process of its own, unthrottled. */
+export async function startInventory(
+  dataDir: string,
+  databaseUrl: string,
+  nodeOptions: string | undefined,
+): Promise<Running> {
+  const port = await freePort();
+  return startProcess(
+    "inventory",
+    path.join(root, "bin/anvil"),
+    port,
+    [
+      "inventory",
+      "serve",
+      "--data-dir",
+      dataDir,
+      "--database",
+      databaseUrl,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--log-level",
+      "warn",
+      // Snipe-IT's 120 requests a minute per user would turn the bench into a 429 bench.
+      "--api-throttle-per-minute",
+      "0",
+    ],
+    nodeOptions ? { NODE_OPTIONS: nodeOptions } : {},
+  );
+}
+
 /** A superuser and a token of theirs, made with the CLI as an administrator would. */
-async function superuserToken(dataDir: string, databaseUrl: string): Promise<string> {
+export async function superuserToken(dataDir: string, databaseUrl: string): Promise<string> {
   const anvil = path.join(root, "bin/anvil");
   const where = ["--data-dir", dataDir, "--database", databaseUrl];
   await run(anvil, [
@@ -664,7 +673,10 @@ function report(result: {
   return lines.join("\n");
 }
 
-const [role, where, port] = process.argv.slice(2);
-if (role === "--reference") await serveReference(where, "assets", Number(port));
-else if (role === "--seed") await seed(where);
-else await main();
+// Run, not imported (bench/inventory-bulk.ts seeds with it).
+if (import.meta.main) {
+  const [role, where, port] = process.argv.slice(2);
+  if (role === "--reference") await serveReference(where, "assets", Number(port));
+  else if (role === "--seed") await seed(where);
+  else await main();
+}

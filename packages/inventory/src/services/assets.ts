@@ -425,18 +425,21 @@ export async function findAsset(
   return row;
 }
 
-/** The assets the caller may see whose `column` is exactly `value`; deleted ones too when asked. */
+/**
+ * The assets the caller may see whose `column` is exactly `value`, or one of the values of a list;
+ * deleted ones too when asked.
+ */
 export async function assetsWhere(
   db: AnyKysely,
-  column: "asset_tag" | "serial",
-  value: string,
+  column: "id" | "asset_tag" | "serial",
+  value: string | readonly (string | number)[],
   withDeleted: boolean,
   caller: Caller,
 ): Promise<Row[]> {
   const select = db
     .selectFrom("assets")
     .selectAll()
-    .where(`assets.${column}`, "=", value)
+    .where(`assets.${column}`, typeof value === "string" ? "=" : "in", value)
     .$if(!withDeleted, (q) => q.where("assets.deleted_at", "is", null));
   return (await inCallersCompany(select, caller, "assets").orderBy("assets.id").execute()) as Row[];
 }

@@ -11,12 +11,12 @@ import {
   checkinAssetWithin,
   checkoutAssetWithin,
   deleteAssetWithin,
-  findAsset,
   liveAsset,
   restoreAssetWithin,
   restoreRefusal,
 } from "../../services/assets.ts";
 import { type BulkOutcome, inOneTransaction } from "../../services/bulk.ts";
+import type { Caller } from "../../services/permissions.ts";
 import { duplicateAsInvalid, updateWithin, type WriteContext } from "../../services/resource.ts";
 import { attributeName, validate } from "../../services/validation.ts";
 import { type ApiContext, authorized, originOf, permitted } from "./context.ts";
@@ -171,11 +171,19 @@ async function bulkRequest(db: AnyKysely, body: Record<string, unknown>) {
   const refs: AssetRef[] = [];
   for (const [index, given] of (ids.length > 0 ? ids : tags).entries()) {
     const key = `${field}.${index}`;
-    const text = typeof given === "number" ? String(given) : typeof given === "string" ? given.trim() : "";
+    // An id may come as text, as in a path; a tag is matched exactly as given, as the by-tag routes do.
+    const text =
+      typeof given === "number"
+        ? String(given)
+        : typeof given === "string"
+          ? field === "ids"
+            ? given.trim()
+            : given
+          : "";
     const id = Number(text);
     if (field === "ids" && !(/^\d+$/.test(text) && Number.isSafeInteger(id)))
       errors[key] = [`The ${attributeName(key)} field must be an integer.`];
-    else if (field === "asset_tags" && (typeof given !== "string" || text === "" || text.length > 255))
+    else if (field === "asset_tags" && (typeof given !== "string" || text.trim() === "" || text.length > 255))
       errors[key] = [`The ${attributeName(key)} field must be a string of 1 to 255 characters.`];
     else if (seen.has(text)) errors[key] = [`The ${attributeName(key)} field has a duplicate value.`];
     seen.add(text);
@@ -185,20 +193,42 @@ async function bulkRequest(db: AnyKysely, body: Record<string, unknown>) {
   return { refs, partial: values.partial === true, fields };
 }
 
-/** The asset a reference names, as the caller may see it; undefined when none. */
-async function named(context: WriteContext, ref: AssetRef, action: BulkAction): Promise<Row | undefined> {
-  if ("id" in ref) return findAsset(context.trx, ref.id, context.caller).catch(() => undefined);
+/** What an item's reference names: the asset, or the single route's answer for a tag it does not find. */
+interface Named {
+  asset?: Row;
+  refusal?: DomainError;
+}
+
+/**
+ * The assets the references name, as the caller may see them, in one query rather than one per
+ * item; read before the transaction, as the single routes find their asset before theirs (the
+ * write reads it again, locked).
+ */
+async function named(db: AnyKysely, refs: AssetRef[], action: BulkAction, caller: Caller) {
+  const byIds = refs.length > 0 && "id" in refs[0];
+  const values = refs.map((ref) => ("id" in ref ? ref.id : ref.tag));
   const rows = await assetsWhere(
-    context.trx,
-    "asset_tag",
-    ref.tag,
-    action.findsDeleted === true,
-    context.caller,
+    db,
+    byIds ? "id" : "asset_tag",
+    values,
+    byIds || action.findsDeleted === true,
+    caller,
   );
-  // Deleted assets may share a tag with each other and with a live one.
-  if (rows.length > 1) throw new Conflict(`Several assets have the tag ${ref.tag}; name them by id.`);
-  if (rows.length === 0) throw new NotFound(action.tagNotFound(ref.tag));
-  return rows[0];
+  const byKey = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = byIds ? String(row.id) : String(row.asset_tag);
+    byKey.set(key, [...(byKey.get(key) ?? []), row]);
+  }
+  const found = new Map<AssetRef, Named>();
+  for (const ref of refs) {
+    const matches = byKey.get("id" in ref ? String(ref.id) : ref.tag) ?? [];
+    if ("id" in ref || matches.length === 1) found.set(ref, { asset: matches[0] });
+    // Deleted assets may share a tag with each other and with a live one.
+    else if (matches.length > 1)
+      found.set(ref, { refusal: new Conflict(`Several assets have the tag ${ref.tag}; name them by id.`) });
+    else found.set(ref, { refusal: new NotFound(action.tagNotFound(ref.tag)) });
+  }
+  return found;
 }
 
 interface ItemAnswer {
@@ -236,8 +266,7 @@ export function registerHardwareBulk(context: ApiContext): void {
           const mapped = mapInventoryError({ kind: "domain", error }, { request, rootUrl: request.rootUrl });
           return { answer: itemAnswer(ref, asset, mapped.body as Envelope, mapped.status), failed: true };
         };
-        // Which asset an item is, for its answer; read before its write, whose error may leave none.
-        const assetsOf = new Map<AssetRef, Row | undefined>();
+        const assetsOf = await named(db, refs, action, caller);
         const result = await inOneTransaction(
           database,
           caller,
@@ -245,14 +274,14 @@ export function registerHardwareBulk(context: ApiContext): void {
           refs,
           { partial },
           {
-            run: async (trx, ref) => {
-              const asset = await named(trx, ref, action);
-              assetsOf.set(ref, asset);
-              const envelope = await write(trx, asset?.id ?? (ref as { id: number }).id);
+            run: async (inside, ref) => {
+              const { asset, refusal } = assetsOf.get(ref) ?? {};
+              if (refusal) throw refusal;
+              const envelope = await write(inside, asset ? Number(asset.id) : (ref as { id: number }).id);
               return { answer: itemAnswer(ref, asset, envelope, 200), failed: envelope.status !== "success" };
             },
             settle: (error, ref) => {
-              const asset = assetsOf.get(ref);
+              const asset = assetsOf.get(ref)?.asset;
               if (!action.recover) return failure(ref, asset, error);
               try {
                 const envelope = action.recover(error);
