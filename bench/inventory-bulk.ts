@@ -6,12 +6,11 @@
 // Environment: BENCH_RUNS (5), BENCH_DATABASE (postgres://… to run on PostgreSQL; SQLite by
 // default), BENCH_INVENTORY_NODE_OPTIONS (NODE_OPTIONS of the inventory process only), BENCH_OUT
 // (JSON path, default tmp/bench/inventory-bulk.json).
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseDatabaseUrl } from "@anvil/core";
 import { seed, startInventory, superuserToken } from "./inventory.ts";
-import { createBenchDatabase, median, type Running } from "./load.ts";
+import { benchStore, median, type Running } from "./load.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const runs = Number(process.env.BENCH_RUNS || 5);
@@ -27,15 +26,10 @@ interface Timing {
 }
 
 async function main(): Promise<void> {
-  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-inventory-bulk-"));
-  const dataDir = path.join(work, "data");
-  await mkdir(dataDir);
+  const store = await benchStore("inventory-bulk", "inventory.db");
+  const { dataDir, databaseUrl } = store;
   let inventory: Running | undefined;
-  const admin = process.env.BENCH_DATABASE;
-  let database: { url: string; drop(): Promise<void> } | undefined;
   try {
-    if (admin) database = await createBenchDatabase(admin);
-    const databaseUrl = database?.url ?? `sqlite:${path.join(dataDir, "inventory.db")}`;
     const dialect = parseDatabaseUrl(databaseUrl).dialect;
     console.error(`inventory bulk bench: seeding ${dialect}`);
     const seeded = await seed(databaseUrl);
@@ -129,8 +123,7 @@ async function main(): Promise<void> {
     console.error(`written to ${outFile}`);
   } finally {
     await inventory?.stop();
-    await database?.drop();
-    await rm(work, { recursive: true, force: true });
+    await store.remove();
   }
 }
 

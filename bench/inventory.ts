@@ -9,7 +9,7 @@
 // `inventory.ts --reference <database-url> <port>`; `inventory.ts --seed <database-url>` only
 // seeds a database (migrating it first) and keeps it, to profile a server by hand.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,8 +20,8 @@ import { sql } from "kysely";
 import { migrations } from "../packages/inventory/src/migrations/index.ts";
 import type { InventoryTables } from "../packages/inventory/src/schemas/tables.ts";
 import {
+  benchStore,
   checkTarget,
-  createBenchDatabase,
   hasWrk,
   headerObject,
   insertAll,
@@ -120,15 +120,10 @@ interface Row {
 
 async function main(): Promise<void> {
   const tool = (await hasWrk()) ? "wrk" : "autocannon";
-  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-inventory-"));
-  const dataDir = path.join(work, "data");
-  await mkdir(dataDir);
+  const store = await benchStore("inventory", "inventory.db");
+  const { work, dataDir, databaseUrl } = store;
   const servers: Running[] = [];
-  const admin = process.env.BENCH_DATABASE;
-  let database: { url: string; drop(): Promise<void> } | undefined;
   try {
-    if (admin) database = await createBenchDatabase(admin);
-    const databaseUrl = database?.url ?? `sqlite:${path.join(dataDir, "inventory.db")}`;
     const dialect = parseDatabaseUrl(databaseUrl).dialect;
     const loadBefore = os.loadavg();
     console.error(
@@ -204,8 +199,7 @@ async function main(): Promise<void> {
     console.error(`written to ${outFile}`);
   } finally {
     for (const server of servers.reverse()) await server.stop();
-    await database?.drop();
-    await rm(work, { recursive: true, force: true });
+    await store.remove();
   }
 }
 

@@ -2,7 +2,8 @@
 // processes of their own, loading them from a second process, alternating them run by run; bulk
 // inserts, a PostgreSQL database of the bench's own, and the reference server (the ceiling).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -348,6 +349,37 @@ export async function insertAll<Tables, T extends keyof Tables & string>(
       .values(rows.slice(i, i + CHUNK) as never)
       .execute();
   }
+}
+
+/** Where a bench keeps its files and its database; `remove` ends both. */
+export interface BenchStore {
+  /** A scratch directory of the run. */
+  work: string;
+  /** The service's data directory, inside `work`. */
+  dataDir: string;
+  databaseUrl: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A scratch directory and the bench's database: a database of its own on the PostgreSQL server
+ * that BENCH_DATABASE names, SQLite's `<file>` in the data directory otherwise.
+ */
+export async function benchStore(name: string, file: string): Promise<BenchStore> {
+  const work = await mkdtemp(path.join(os.tmpdir(), `anvil-bench-${name}-`));
+  const dataDir = path.join(work, "data");
+  await mkdir(dataDir);
+  const admin = process.env.BENCH_DATABASE;
+  const database = admin ? await createBenchDatabase(admin) : undefined;
+  return {
+    work,
+    dataDir,
+    databaseUrl: database?.url ?? `sqlite:${path.join(dataDir, file)}`,
+    remove: async () => {
+      await database?.drop();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A database of the bench's own on the PostgreSQL server of `adminUrl`, dropped at the end. */
