@@ -7,10 +7,11 @@
 // default), BENCH_INVENTORY_NODE_OPTIONS (NODE_OPTIONS of the inventory process only), BENCH_OUT
 // (JSON path, default tmp/bench/inventory-bulk.json).
 import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { parseDatabaseUrl } from "@anvil/core";
 import { seed, startInventory, superuserToken } from "./inventory.ts";
-import { benchStore, median, type Running } from "./load.ts";
+import { benchStore, cpuMsOf, median, type Running } from "./load.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const runs = Number(process.env.BENCH_RUNS || 5);
@@ -23,6 +24,9 @@ const GOAL_MS = 1000;
 interface Timing {
   checkoutMs: number;
   checkinMs: number;
+  /** The server's CPU time for them (user and system), which others on the machine do not inflate. */
+  checkoutCpuMs: number;
+  checkinCpuMs: number;
 }
 
 async function main(): Promise<void> {
@@ -66,54 +70,77 @@ async function main(): Promise<void> {
     const bulkIds = free.slice(0, BATCH);
     const singleIds = free.slice(BATCH, 2 * BATCH);
 
-    const bulkRound = async (): Promise<Timing> => ({
-      checkoutMs: await post("/hardware/bulk/checkout", { ids: bulkIds, ...target }, BATCH),
-      checkinMs: await post("/hardware/bulk/checkin", { ids: bulkIds, note: "bench" }, BATCH),
-    });
-    const singleRound = async (): Promise<Timing> => {
-      let started = performance.now();
-      for (const id of singleIds) await post(`/hardware/${id}/checkout`, target, 1);
-      const checkoutMs = performance.now() - started;
-      started = performance.now();
-      for (const id of singleIds) await post(`/hardware/${id}/checkin`, { note: "bench" }, 1);
-      return { checkoutMs, checkinMs: performance.now() - started };
+    const server = inventory.pid;
+    /** The wall and server CPU time of `requests`. */
+    const timed = async (requests: () => Promise<unknown>) => {
+      const [cpu, started] = [await cpuMsOf(server), performance.now()];
+      await requests();
+      return { ms: performance.now() - started, cpuMs: (await cpuMsOf(server)) - cpu };
     };
+    const round = async (
+      checkout: () => Promise<unknown>,
+      checkin: () => Promise<unknown>,
+    ): Promise<Timing> => {
+      const out = await timed(checkout);
+      const back = await timed(checkin);
+      return { checkoutMs: out.ms, checkinMs: back.ms, checkoutCpuMs: out.cpuMs, checkinCpuMs: back.cpuMs };
+    };
+    const bulkRound = () =>
+      round(
+        () => post("/hardware/bulk/checkout", { ids: bulkIds, ...target }, BATCH),
+        () => post("/hardware/bulk/checkin", { ids: bulkIds, note: "bench" }, BATCH),
+      );
+    const singleRound = () =>
+      round(
+        async () => {
+          for (const id of singleIds) await post(`/hardware/${id}/checkout`, target, 1);
+        },
+        async () => {
+          for (const id of singleIds) await post(`/hardware/${id}/checkin`, { note: "bench" }, 1);
+        },
+      );
 
     // One unrecorded round of each: the server's JIT and statement caches.
     await bulkRound();
     await singleRound();
     const bulk: Timing[] = [];
     const single: Timing[] = [];
+    const loadBefore = os.loadavg()[0];
     for (let run = 1; run <= runs; run++) {
       bulk.push(await bulkRound());
       single.push(await singleRound());
-      const last = (timings: Timing[]) => timings.at(-1) as Timing;
+      const shown = (timing: Timing) =>
+        `${timing.checkoutMs.toFixed(0)} / ${timing.checkinMs.toFixed(0)} ms (CPU ${timing.checkoutCpuMs} / ${timing.checkinCpuMs} ms)`;
       console.error(
-        `  run ${run}: bulk ${last(bulk).checkoutMs.toFixed(0)} / ${last(bulk).checkinMs.toFixed(0)} ms, ` +
-          `${BATCH} single ${last(single).checkoutMs.toFixed(0)} / ${last(single).checkinMs.toFixed(0)} ms (check-out / check-in)`,
+        `  run ${run}: bulk ${shown(bulk.at(-1) as Timing)}; ${BATCH} single ${shown(single.at(-1) as Timing)}`,
       );
     }
-    const medianOf = (timings: Timing[], key: keyof Timing) => median(timings.map((timing) => timing[key]));
+    const medians = (timings: Timing[]) => ({
+      checkoutMs: median(timings.map((timing) => timing.checkoutMs)),
+      checkinMs: median(timings.map((timing) => timing.checkinMs)),
+      checkoutCpuMs: median(timings.map((timing) => timing.checkoutCpuMs)),
+      checkinCpuMs: median(timings.map((timing) => timing.checkinCpuMs)),
+    });
     const result = {
       database: dialect,
       batch: BATCH,
       runs,
-      bulk: { checkoutMs: medianOf(bulk, "checkoutMs"), checkinMs: medianOf(bulk, "checkinMs"), each: bulk },
-      single: {
-        checkoutMs: medianOf(single, "checkoutMs"),
-        checkinMs: medianOf(single, "checkinMs"),
-        each: single,
-      },
+      cpus: os.availableParallelism(),
+      loadAverageBefore: loadBefore,
+      bulk: { ...medians(bulk), each: bulk },
+      single: { ...medians(single), each: single },
     };
     const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`;
+    const row = (name: string, timing: ReturnType<typeof medians>) =>
+      `| ${name} | ${ms(timing.checkoutMs)} | ${ms(timing.checkoutCpuMs)} | ${ms(timing.checkinMs)} | ${ms(timing.checkinCpuMs)} |`;
     console.log(
       [
-        `database: ${dialect}; ${BATCH} assets a round; ${runs} runs after one unrecorded; medians`,
+        `database: ${dialect}; ${BATCH} assets a round; ${runs} runs after one unrecorded; medians; load average ${loadBefore.toFixed(1)} on ${result.cpus} cores before the runs`,
         "",
-        "| requests | check-out | check-in |",
-        "|---|---:|---:|",
-        `| one bulk request | ${ms(result.bulk.checkoutMs)} | ${ms(result.bulk.checkinMs)} |`,
-        `| ${BATCH} single requests, one after another | ${ms(result.single.checkoutMs)} | ${ms(result.single.checkinMs)} |`,
+        "| requests | check-out | server CPU | check-in | server CPU |",
+        "|---|---:|---:|---:|---:|",
+        row("one bulk request", result.bulk),
+        row(`${BATCH} single requests, one after another`, result.single),
         "",
         `Goal: a bulk check-out of ${BATCH} assets under ${ms(GOAL_MS)} on SQLite: ${ms(result.bulk.checkoutMs)}, ${result.bulk.checkoutMs < GOAL_MS ? "met" : "NOT met"}${dialect === "sqlite" ? "" : " (measured on PostgreSQL)"}.`,
       ].join("\n"),

@@ -180,6 +180,17 @@ async function waitUntilAnswering(base: string, running: () => boolean): Promise
   return "no HTTP answer within 30 s";
 }
 
+/**
+ * The CPU time the process has used so far, user and system, in ms (/proc/<pid>/stat, in clock
+ * ticks of 10 ms): what a request cost the server, whoever else shares the machine's cores.
+ */
+export async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces; the fields after it are space-separated.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** The process's resident set now and at its peak (VmRSS, VmHWM in /proc/<pid>/status), in kB. */
 export async function memoryOf(pid: number): Promise<{ rssKb: number; hwmKb: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
