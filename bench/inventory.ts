@@ -9,7 +9,7 @@
 // `inventory.ts --reference <database-url> <port>`; `inventory.ts --seed <database-url>` only
 // seeds a database (migrating it first) and keeps it, to profile a server by hand.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,8 +20,8 @@ import { sql } from "kysely";
 import { migrations } from "../packages/inventory/src/migrations/index.ts";
 import type { InventoryTables } from "../packages/inventory/src/schemas/tables.ts";
 import {
+  benchStore,
   checkTarget,
-  createBenchDatabase,
   hasWrk,
   headerObject,
   insertAll,
@@ -85,7 +85,7 @@ const WORDS = [
 ];
 const ADMIN = { username: "bench-admin", password: "bench-password", email: "bench-admin@example.com" };
 
-interface Seeded {
+export interface Seeded {
   /** Status label ids, the archived one last. */
   labels: number[];
   modelIds: number[];
@@ -120,15 +120,10 @@ interface Row {
 
 async function main(): Promise<void> {
   const tool = (await hasWrk()) ? "wrk" : "autocannon";
-  const work = await mkdtemp(path.join(os.tmpdir(), "anvil-bench-inventory-"));
-  const dataDir = path.join(work, "data");
-  await mkdir(dataDir);
+  const store = await benchStore("inventory", "inventory.db");
+  const { work, dataDir, databaseUrl } = store;
   const servers: Running[] = [];
-  const admin = process.env.BENCH_DATABASE;
-  let database: { url: string; drop(): Promise<void> } | undefined;
   try {
-    if (admin) database = await createBenchDatabase(admin);
-    const databaseUrl = database?.url ?? `sqlite:${path.join(dataDir, "inventory.db")}`;
     const dialect = parseDatabaseUrl(databaseUrl).dialect;
     const loadBefore = os.loadavg();
     console.error(
@@ -138,30 +133,7 @@ async function main(): Promise<void> {
     console.error(`  seeded in ${seeded.seconds.toFixed(1)} s`);
     const token = await superuserToken(dataDir, databaseUrl);
 
-    const port = await freePort();
-    const inventory = await startProcess(
-      "inventory",
-      path.join(root, "bin/anvil"),
-      port,
-      [
-        "inventory",
-        "serve",
-        "--data-dir",
-        dataDir,
-        "--database",
-        databaseUrl,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--log-level",
-        "warn",
-        // Snipe-IT's 120 requests a minute per user would turn the bench into a 429 bench.
-        "--api-throttle-per-minute",
-        "0",
-      ],
-      inventoryNodeOptions ? { NODE_OPTIONS: inventoryNodeOptions } : {},
-    );
+    const inventory = await startInventory(dataDir, databaseUrl, inventoryNodeOptions);
     servers.push(inventory);
     const reference = await startSelf(import.meta.filename, "reference", ["--reference", databaseUrl]);
     servers.push(reference);
@@ -227,8 +199,7 @@ async function main(): Promise<void> {
     console.error(`written to ${outFile}`);
   } finally {
     for (const server of servers.reverse()) await server.stop();
-    await database?.drop();
-    await rm(work, { recursive: true, force: true });
+    await store.remove();
   }
 }
 
@@ -435,7 +406,7 @@ async function prepareCheckouts(seeded: Seeded, databaseUrl: string, base: strin
  * ready to deploy (a third of those checked out to a user), 12% pending, 15% broken
  * (undeployable) and 3% archived; each has its own created_at, one second after the previous.
  */
-async function seed(databaseUrl: string): Promise<Seeded> {
+export async function seed(databaseUrl: string): Promise<Seeded> {
   const started = performance.now();
   const database = await connectDatabase<InventoryTables>(databaseUrl);
   try {
@@ -588,8 +559,40 @@ async function seed(databaseUrl: string): Promise<Seeded> {
   }
 }
 
+/** `anvil inventory serve` on a free port, in a process of its own, unthrottled. */
+export async function startInventory(
+  dataDir: string,
+  databaseUrl: string,
+  nodeOptions: string | undefined,
+): Promise<Running> {
+  const port = await freePort();
+  return startProcess(
+    "inventory",
+    path.join(root, "bin/anvil"),
+    port,
+    [
+      "inventory",
+      "serve",
+      "--data-dir",
+      dataDir,
+      "--database",
+      databaseUrl,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--log-level",
+      "warn",
+      // Snipe-IT's 120 requests a minute per user would turn the bench into a 429 bench.
+      "--api-throttle-per-minute",
+      "0",
+    ],
+    nodeOptions ? { NODE_OPTIONS: nodeOptions } : {},
+  );
+}
+
 /** A superuser and a token of theirs, made with the CLI as an administrator would. */
-async function superuserToken(dataDir: string, databaseUrl: string): Promise<string> {
+export async function superuserToken(dataDir: string, databaseUrl: string): Promise<string> {
   const anvil = path.join(root, "bin/anvil");
   const where = ["--data-dir", dataDir, "--database", databaseUrl];
   await run(anvil, [
@@ -664,7 +667,10 @@ function report(result: {
   return lines.join("\n");
 }
 
-const [role, where, port] = process.argv.slice(2);
-if (role === "--reference") await serveReference(where, "assets", Number(port));
-else if (role === "--seed") await seed(where);
-else await main();
+// Run, not imported (bench/inventory-bulk.ts seeds with it).
+if (import.meta.main) {
+  const [role, where, port] = process.argv.slice(2);
+  if (role === "--reference") await serveReference(where, "assets", Number(port));
+  else if (role === "--seed") await seed(where);
+  else await main();
+}

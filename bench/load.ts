@@ -2,7 +2,8 @@
 // processes of their own, loading them from a second process, alternating them run by run; bulk
 // inserts, a PostgreSQL database of the bench's own, and the reference server (the ceiling).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -179,6 +180,17 @@ async function waitUntilAnswering(base: string, running: () => boolean): Promise
   return "no HTTP answer within 30 s";
 }
 
+/**
+ * The CPU time the process has used so far, user and system, in ms (/proc/<pid>/stat, in clock
+ * ticks of 10 ms): what a request cost the server, whoever else shares the machine's cores.
+ */
+export async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces; the fields after it are space-separated.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** The process's resident set now and at its peak (VmRSS, VmHWM in /proc/<pid>/status), in kB. */
 export async function memoryOf(pid: number): Promise<{ rssKb: number; hwmKb: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -348,6 +360,37 @@ export async function insertAll<Tables, T extends keyof Tables & string>(
       .values(rows.slice(i, i + CHUNK) as never)
       .execute();
   }
+}
+
+/** Where a bench keeps its files and its database; `remove` ends both. */
+export interface BenchStore {
+  /** A scratch directory of the run. */
+  work: string;
+  /** The service's data directory, inside `work`. */
+  dataDir: string;
+  databaseUrl: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A scratch directory and the bench's database: a database of its own on the PostgreSQL server
+ * that BENCH_DATABASE names, SQLite's `<file>` in the data directory otherwise.
+ */
+export async function benchStore(name: string, file: string): Promise<BenchStore> {
+  const work = await mkdtemp(path.join(os.tmpdir(), `anvil-bench-${name}-`));
+  const dataDir = path.join(work, "data");
+  await mkdir(dataDir);
+  const admin = process.env.BENCH_DATABASE;
+  const database = admin ? await createBenchDatabase(admin) : undefined;
+  return {
+    work,
+    dataDir,
+    databaseUrl: database?.url ?? `sqlite:${path.join(dataDir, file)}`,
+    remove: async () => {
+      await database?.drop();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A database of the bench's own on the PostgreSQL server of `adminUrl`, dropped at the end. */

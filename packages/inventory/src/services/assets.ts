@@ -429,18 +429,21 @@ export async function findAsset(
   return row;
 }
 
-/** The assets the caller may see whose `column` is exactly `value`; deleted ones too when asked. */
+/**
+ * The assets the caller may see whose `column` is exactly `value`, or one of the values of a list;
+ * deleted ones too when asked.
+ */
 export async function assetsWhere(
   db: AnyKysely,
-  column: "asset_tag" | "serial",
-  value: string,
+  column: "id" | "asset_tag" | "serial",
+  value: string | readonly (string | number)[],
   withDeleted: boolean,
   caller: Caller,
 ): Promise<Row[]> {
   const select = db
     .selectFrom("assets")
     .selectAll()
-    .where(`assets.${column}`, "=", value)
+    .where(`assets.${column}`, typeof value === "string" ? "=" : "in", value)
     .$if(!withDeleted, (q) => q.where("assets.deleted_at", "is", null));
   return (await inCallersCompany(select, caller, "assets").orderBy("assets.id").execute()) as Row[];
 }
@@ -452,7 +455,8 @@ export async function assetByTag(db: AnyKysely, tag: string, message: string, ca
   return row;
 }
 
-async function inTransaction<T>(
+/** Runs one asset's write in a transaction of its own (the single-asset routes). */
+export async function inAssetTransaction<T>(
   database: InventoryDatabase,
   caller: Caller,
   origin: RequestOrigin,
@@ -464,11 +468,23 @@ async function inTransaction<T>(
 }
 
 /** The undeleted asset, read inside the transaction (locked on PostgreSQL), if the caller may see it. */
-async function liveAsset(context: WriteContext, id: number, message: string): Promise<Row> {
+export async function liveAsset(context: WriteContext, id: number, message: string): Promise<Row> {
   const row = Number.isSafeInteger(id) ? await lockedAsset(context, id) : undefined;
   if (!row || row.deleted_at !== null || !visibleTo(context.caller, "assets", row))
     throw new NotFound(message);
   return row;
+}
+
+// Each write below comes twice: `…Within` runs inside the caller's transaction (a bulk request
+// runs many in one), the other in a transaction of its own.
+
+export async function checkoutAssetWithin(
+  context: WriteContext,
+  id: number,
+  target: Parameters<typeof checkoutWithin>[2],
+  options: CheckoutOptions,
+): Promise<Row> {
+  return checkoutWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), target, options);
 }
 
 export async function checkoutAsset(
@@ -479,9 +495,17 @@ export async function checkoutAsset(
   target: Parameters<typeof checkoutWithin>[2],
   options: CheckoutOptions,
 ): Promise<Row> {
-  return inTransaction(database, caller, origin, async (context) =>
-    checkoutWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), target, options),
+  return inAssetTransaction(database, caller, origin, (context) =>
+    checkoutAssetWithin(context, id, target, options),
   );
+}
+
+export async function checkinAssetWithin(
+  context: WriteContext,
+  id: number,
+  options: CheckinOptions,
+): Promise<Row> {
+  return checkinWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), options);
 }
 
 export async function checkinAsset(
@@ -491,69 +515,86 @@ export async function checkinAsset(
   id: number,
   options: CheckinOptions,
 ): Promise<Row> {
-  return inTransaction(database, caller, origin, async (context) =>
-    checkinWithin(context, await liveAsset(context, id, ASSET_NOT_FOUND_BY_ROUTE), options),
-  );
+  return inAssetTransaction(database, caller, origin, (context) => checkinAssetWithin(context, id, options));
 }
 
 /**
  * Soft-deletes an asset, checking it in first when it is out (spec §7.7). Its license seats are
  * freed: a deleted asset uses no license.
  */
+export async function deleteAssetWithin(context: WriteContext, id: number): Promise<void> {
+  const { database, caller, origin } = context;
+  const asset = await liveAsset(context, id, ASSET_NOT_FOUND);
+  if (asset.assigned_to !== null) await checkinWithin(context, asset, {});
+  await releaseAssetSeats(context, id, "all");
+  const now = storedNow(database.dialect);
+  await context.trx
+    .updateTable("assets")
+    .set({ deleted_at: now, updated_at: now })
+    .where("id", "=", id)
+    .execute();
+  await logAction(context.trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "delete",
+    item: { type: "asset", id },
+    origin,
+  });
+}
+
 export async function deleteAsset(
   database: InventoryDatabase,
   caller: Caller,
   origin: RequestOrigin,
   id: number,
 ): Promise<void> {
-  await inTransaction(database, caller, origin, async (context) => {
-    const asset = await liveAsset(context, id, ASSET_NOT_FOUND);
-    if (asset.assigned_to !== null) await checkinWithin(context, asset, {});
-    await releaseAssetSeats(context, id, "all");
-    const now = storedNow(database.dialect);
-    await context.trx
-      .updateTable("assets")
-      .set({ deleted_at: now, updated_at: now })
-      .where("id", "=", id)
-      .execute();
-    await logAction(context.trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "delete",
-      item: { type: "asset", id },
-      origin,
-    });
-  });
+  await inAssetTransaction(database, caller, origin, (context) => deleteAssetWithin(context, id));
 }
 
-/** Undeletes an asset; the answer says whether it was, in Snipe-IT's words (spec §7.7). */
+export interface RestoreAnswer {
+  restored: boolean;
+  message: string;
+}
+
+/**
+ * Undeletes an asset; the answer says whether it was, in Snipe-IT's words (spec §7.7). Throws the
+ * database's unique violation when another undeleted asset has its tag: PostgreSQL refuses any
+ * further statement of the transaction then, so the caller answers it (`restoreRefusal`) once the
+ * transaction, or its savepoint, is rolled back.
+ */
+export async function restoreAssetWithin(context: WriteContext, id: number): Promise<RestoreAnswer> {
+  const { database, caller, origin } = context;
+  const asset = await findAsset(context.trx, id, caller, ASSET_NOT_FOUND_BY_ROUTE);
+  if (asset.deleted_at === null) return { restored: false, message: RESTORE_MESSAGES.notDeleted };
+  await context.trx
+    .updateTable("assets")
+    .set({ deleted_at: null, updated_at: storedNow(database.dialect) })
+    .where("id", "=", id)
+    .execute();
+  await logAction(context.trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "restore",
+    item: { type: "asset", id },
+    origin,
+  });
+  return { restored: true, message: RESTORE_MESSAGES.success };
+}
+
+/** What a restore that failed with `error` answers; the error itself when it is not a taken tag. */
+export function restoreRefusal(error: unknown): RestoreAnswer {
+  if (isUniqueViolation(error)) return { restored: false, message: RESTORE_MESSAGES.tagTaken };
+  throw error;
+}
+
 export async function restoreAsset(
   database: InventoryDatabase,
   caller: Caller,
   origin: RequestOrigin,
   id: number,
-): Promise<{ restored: boolean; message: string }> {
-  const restore = RESTORE_MESSAGES;
+): Promise<RestoreAnswer> {
   try {
-    return await inTransaction(database, caller, origin, async (context) => {
-      const asset = await findAsset(context.trx, id, caller, ASSET_NOT_FOUND_BY_ROUTE);
-      if (asset.deleted_at === null) return { restored: false, message: restore.notDeleted };
-      await context.trx
-        .updateTable("assets")
-        .set({ deleted_at: null, updated_at: storedNow(database.dialect) })
-        .where("id", "=", id)
-        .execute();
-      await logAction(context.trx, database.dialect, {
-        createdBy: caller.user.id,
-        actionType: "restore",
-        item: { type: "asset", id },
-        origin,
-      });
-      return { restored: true, message: restore.success };
-    });
+    return await inAssetTransaction(database, caller, origin, (context) => restoreAssetWithin(context, id));
   } catch (error) {
-    // Another undeleted asset took its tag meanwhile.
-    if (isUniqueViolation(error)) return { restored: false, message: restore.tagTaken };
-    throw error;
+    return restoreRefusal(error);
   }
 }
 
@@ -565,6 +606,13 @@ export interface AuditInput {
   customValues?: Readonly<Record<string, unknown>>;
 }
 
+export interface AuditAnswer {
+  id: unknown;
+  asset_tag: unknown;
+  note: string | null;
+  next_audit_date: string | null;
+}
+
 /** Records an audit of the asset: when it was seen, where, and when it is next due. */
 export async function auditAsset(
   database: InventoryDatabase,
@@ -572,50 +620,57 @@ export async function auditAsset(
   origin: RequestOrigin,
   asset: Row,
   input: AuditInput,
-) {
-  return inTransaction(database, caller, origin, async (context) => {
-    const now = new Date();
-    const next =
-      input.nextAuditDate ??
-      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + AUDIT_INTERVAL_MONTHS, now.getUTCDate()))
-        .toISOString()
-        .slice(0, 10);
-    const changes: Record<string, unknown> = {
-      last_audit_date: toStoredTime(now, database.dialect),
-      next_audit_date: next,
-      updated_at: toStoredTime(now, database.dialect),
-    };
-    if (input.locationId !== undefined) {
-      const found = await context.trx
-        .selectFrom("locations")
-        .select("id")
-        .where("id", "=", input.locationId)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst();
-      if (!found)
-        throw new Invalid("The given data was invalid.", {
-          location_id: ["The selected location id is invalid."],
-        });
-      changes.location_id = input.locationId;
-    }
-    await context.trx.updateTable("assets").set(changes).where("id", "=", asset.id).execute();
-    const changed = input.customValues
-      ? await saveAssetValues(context, asset, input.customValues, "audit")
-      : {};
-    await logAction(context.trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "audit",
-      item: { type: "asset", id: asset.id },
-      note: input.note ?? null,
-      meta: changed,
-      locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
-      origin,
-    });
-    return {
-      id: asset.id,
-      asset_tag: asset.asset_tag,
-      note: input.note ?? null,
-      next_audit_date: toDay(next),
-    };
+): Promise<AuditAnswer> {
+  return inAssetTransaction(database, caller, origin, (context) => auditAssetWithin(context, asset, input));
+}
+
+export async function auditAssetWithin(
+  context: WriteContext,
+  asset: Row,
+  input: AuditInput,
+): Promise<AuditAnswer> {
+  const { database, caller, origin } = context;
+  const now = new Date();
+  const next =
+    input.nextAuditDate ??
+    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + AUDIT_INTERVAL_MONTHS, now.getUTCDate()))
+      .toISOString()
+      .slice(0, 10);
+  const changes: Record<string, unknown> = {
+    last_audit_date: toStoredTime(now, database.dialect),
+    next_audit_date: next,
+    updated_at: toStoredTime(now, database.dialect),
+  };
+  if (input.locationId !== undefined) {
+    const found = await context.trx
+      .selectFrom("locations")
+      .select("id")
+      .where("id", "=", input.locationId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirst();
+    if (!found)
+      throw new Invalid("The given data was invalid.", {
+        location_id: ["The selected location id is invalid."],
+      });
+    changes.location_id = input.locationId;
+  }
+  await context.trx.updateTable("assets").set(changes).where("id", "=", asset.id).execute();
+  const changed = input.customValues
+    ? await saveAssetValues(context, asset, input.customValues, "audit")
+    : {};
+  await logAction(context.trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: "audit",
+    item: { type: "asset", id: asset.id },
+    note: input.note ?? null,
+    meta: changed,
+    locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
+    origin,
   });
+  return {
+    id: asset.id,
+    asset_tag: asset.asset_tag,
+    note: input.note ?? null,
+    next_audit_date: toDay(next),
+  };
 }

@@ -7,6 +7,8 @@ import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
 import { statusType } from "../../resources/statuslabels.ts";
 import {
   ASSET_NOT_FOUND_BY_ROUTE,
+  type AuditAnswer,
+  type AuditInput,
   assetByTag,
   assetsWhere,
   auditAsset,
@@ -16,12 +18,12 @@ import {
   dueFilter,
   findAsset,
   listAssets,
+  type RestoreAnswer,
   restoreAsset,
   withComponents,
 } from "../../services/assets.ts";
 import { type CheckinOptions, type CheckoutOptions, checkinPayload } from "../../services/checkout.ts";
 import { ENCRYPTED_NOT_UPDATED, skipsEncrypted, storedColumns } from "../../services/custom-values.ts";
-import type { InventoryDatabase } from "../../services/database.ts";
 import { listParams } from "../../services/listing.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { createResource, updateResource } from "../../services/resource.ts";
@@ -159,6 +161,49 @@ export async function checkinRequest(db: AnyKysely, input: Record<string, unknow
   };
 }
 
+/** The audit a request asks for. */
+export async function auditRequest(db: AnyKysely, input: Record<string, unknown>): Promise<AuditInput> {
+  const values = await validate(db, input, AUDIT_RULES);
+  return {
+    note: values.note as string | null | undefined,
+    nextAuditDate: toDay(values.next_audit_date),
+    locationId: values.update_location === true ? optionalId(values.location_id) : undefined,
+    customValues: input,
+  };
+}
+
+// What each route answers once its write is done, the bulk routes' items too (hardware-bulk.ts).
+
+export function checkedOut(row: Row) {
+  return success("Asset checked out successfully.", { asset: row.asset_tag });
+}
+
+export async function checkedIn(db: AnyKysely, row: Row) {
+  return success("Asset checked in successfully.", await checkinPayload(db, row));
+}
+
+export function audited(answer: AuditAnswer) {
+  return success("Asset audit successfully logged.", answer);
+}
+
+export function deleted() {
+  return success(assets.messages.delete);
+}
+
+export function restored(answer: RestoreAnswer) {
+  // QUIRK kept: the message comes in the payload slot (spec §2.3).
+  return { status: answer.restored ? "success" : "error", messages: null, payload: answer.message };
+}
+
+/** `db` is the write's transaction when the answer is made inside it. */
+export async function updated(db: AnyKysely, caller: Caller, row: Row, input: Record<string, unknown>) {
+  const skipped = await skipsEncrypted(db, caller, row.model_id, input);
+  return success(
+    skipped ? ENCRYPTED_NOT_UPDATED : assets.messages.update,
+    rawRow(await reread(db, row.id, caller)),
+  );
+}
+
 export function registerHardware(context: ApiContext): void {
   const { app, database } = context;
   const db = () => database.db as AnyKysely;
@@ -260,7 +305,7 @@ export function registerHardware(context: ApiContext): void {
     const row = await withImage(context, request, input, "assets", undefined, (server) =>
       createResource(database, assets, caller, originOf(request), input, server),
     );
-    return success(assets.messages.create, rawRow(await reread(database, row.id, caller)));
+    return success(assets.messages.create, rawRow(await reread(db(), row.id, caller)));
   });
 
   const update = async (request: FastifyRequest) => {
@@ -269,11 +314,7 @@ export function registerHardware(context: ApiContext): void {
     const row = await withImage(context, request, input, "assets", idParam(request), (server) =>
       updateResource(database, assets, caller, originOf(request), idParam(request), input, server),
     );
-    const skipped = await skipsEncrypted(db(), caller, row.model_id, input);
-    return success(
-      skipped ? ENCRYPTED_NOT_UPDATED : assets.messages.update,
-      rawRow(await reread(database, row.id, caller)),
-    );
+    return updated(db(), caller, row, input);
   };
   const edits = { schema: { ...writeSchema, params: IdParams }, config: permitted("assets.edit") };
   app.patch("/hardware/:id", edits, update);
@@ -283,27 +324,23 @@ export function registerHardware(context: ApiContext): void {
   app.delete("/hardware/:id", deletes, async (request) => {
     const caller = authorized(request, "assets.delete");
     await deleteAsset(database, caller, originOf(request), idParam(request));
-    return success(assets.messages.delete);
+    return deleted();
   });
 
   app.post("/hardware/:id/restore", deletes, async (request) => {
     const caller = authorized(request, "assets.delete");
-    const answer = await restoreAsset(database, caller, originOf(request), idParam(request));
-    // QUIRK kept: the message comes in the payload slot (spec §2.3).
-    return { status: answer.restored ? "success" : "error", messages: null, payload: answer.message };
+    return restored(await restoreAsset(database, caller, originOf(request), idParam(request)));
   });
 
   const checkout = async (request: FastifyRequest, asset: Row) => {
     const caller = authorized(request, "assets.checkout");
     const { target, options } = await checkoutRequest(db(), bodyOf(request));
-    const row = await checkoutAsset(database, caller, originOf(request), asset.id, target, options);
-    return success("Asset checked out successfully.", { asset: row.asset_tag });
+    return checkedOut(await checkoutAsset(database, caller, originOf(request), asset.id, target, options));
   };
   const checkin = async (request: FastifyRequest, asset: Row) => {
     const caller = authorized(request, "assets.checkin");
     const options = await checkinRequest(db(), bodyOf(request));
-    const row = await checkinAsset(database, caller, originOf(request), asset.id, options);
-    return success("Asset checked in successfully.", await checkinPayload(db(), row));
+    return checkedIn(db(), await checkinAsset(database, caller, originOf(request), asset.id, options));
   };
   const live = async (request: FastifyRequest, caller: Caller) => {
     const row = await findAsset(db(), idParam(request), caller, ASSET_NOT_FOUND_BY_ROUTE);
@@ -354,14 +391,8 @@ export function registerHardware(context: ApiContext): void {
 
   const audit = async (request: FastifyRequest, asset: Row) => {
     const caller = authorized(request, "assets.audit");
-    const values = await validate(db(), bodyOf(request), AUDIT_RULES);
-    const payload = await auditAsset(database, caller, originOf(request), asset, {
-      note: values.note as string | null | undefined,
-      nextAuditDate: toDay(values.next_audit_date),
-      locationId: values.update_location === true ? optionalId(values.location_id) : undefined,
-      customValues: bodyOf(request),
-    });
-    return success("Asset audit successfully logged.", payload);
+    const input = await auditRequest(db(), bodyOf(request));
+    return audited(await auditAsset(database, caller, originOf(request), asset, input));
   };
   const audits = { schema: { tags, params: IdParams }, config: permitted("assets.audit") };
   app.post("/hardware/:id/audit", audits, async (request) => {
@@ -382,7 +413,6 @@ export function registerHardware(context: ApiContext): void {
  * The row as stored after every write of its transaction (a check-out on creation changes it), with
  * the custom field columns Snipe-IT's assets table has.
  */
-async function reread(database: InventoryDatabase, id: number, caller: Caller): Promise<Row> {
-  const db = database.db as AnyKysely;
+async function reread(db: AnyKysely, id: number, caller: Caller): Promise<Row> {
   return { ...(await findAsset(db, id, caller)), ...(await storedColumns(db, id)) };
 }

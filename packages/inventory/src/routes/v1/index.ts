@@ -15,6 +15,7 @@ import { registerDepreciationReport } from "./depreciation-report.ts";
 import { registerCustomFields } from "./fields.ts";
 import { registerFiles } from "./files.ts";
 import { registerHardware } from "./hardware.ts";
+import { registerHardwareBulk } from "./hardware-bulk.ts";
 import { registerHoldings } from "./holdings.ts";
 import { registerImports } from "./imports.ts";
 import { registerItemRoutes } from "./items.ts";
@@ -80,6 +81,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerTokens(context);
       for (const definition of RESOURCES) registerResource(context, definition);
       registerHardware(context);
+      registerHardwareBulk(context);
       registerHoldings(context);
       registerCustomFields(context);
       registerUserRoutes(context);
