@@ -23,7 +23,8 @@ export interface AssetFixture {
   userId: number;
 }
 
-async function created(
+/** Makes a row through the API and answers its id; throws with the answer when refused. */
+export async function created(
   inventory: InventoryClient,
   path: string,
   body: Record<string, unknown>,
