@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import {
-  type AssetFixture,
-  assetFixture,
-  createAsset,
-  created,
-  type Envelope,
-  type List,
-} from "../support/assets.ts";
+import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
+import { category, created } from "../support/items.ts";
 
 // Keyset export (our addition): `?after=<id>&limit=N` walks a list in id order, one page a
 // request, each page's Link rel="next" naming the following one.
@@ -130,8 +124,8 @@ forEachInventory("inventory API: keyset pages (after=)", (inventory) => {
   });
 
   test("users, licenses and accessories walk the same way", async () => {
-    const licenseCategory = await make("/categories", { name: "ks software", category_type: "license" });
-    const accessoryCategory = await make("/categories", { name: "ks cables", category_type: "accessory" });
+    const licenseCategory = await category(inventory, "license", "ks software");
+    const accessoryCategory = await category(inventory, "accessory", "ks cables");
     for (let i = 0; i < 5; i++) {
       await make("/users", {
         first_name: `Walker${i}`,

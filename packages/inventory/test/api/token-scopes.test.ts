@@ -3,6 +3,7 @@ import { before, test } from "node:test";
 import { createToken } from "../../src/services/tokens.ts";
 import { type AssetFixture, assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
+import { created } from "../support/items.ts";
 
 // Scoped personal access tokens (Snipe-IT #19618): a token limited to some of its user's permissions.
 
@@ -183,6 +184,23 @@ forEachInventory("inventory API: scoped tokens", (inventory) => {
     assert.equal((await api(inventory, "GET", "/hardware", { token })).status, 200, "not revoked");
   });
 
+  test("a token scoped to users grants no permission beyond its scopes, though its user is a superuser", async () => {
+    const made = await mint({ name: "people", scopes: ["users.*"] });
+    const token = made.body.payload?.token ?? "";
+    const target = await userWithToken(inventory, "promoted", {});
+    const patched = await api<Envelope>(inventory, "PATCH", `/users/${target.id}`, {
+      token,
+      body: { permissions: { superuser: "1", admin: "1", "assets.view": "1", "users.view": "1" } },
+    });
+    assert.equal(patched.body.status, "success", JSON.stringify(patched.body));
+    const stored = await api<{ permissions: Record<string, string> }>(
+      inventory,
+      "GET",
+      `/users/${target.id}`,
+    );
+    assert.deepEqual(stored.body.permissions, { "users.view": "1" });
+  });
+
   test("a scoped token read-only too: both tiers hold", async () => {
     const made = await mint({ name: "both", scopes: ["locations.*"], read_only: true });
     const token = made.body.payload?.token ?? "";
@@ -191,3 +209,22 @@ forEachInventory("inventory API: scoped tokens", (inventory) => {
     assert.deepEqual(write.body, { status: "error", messages: "This token is read-only.", payload: null });
   });
 });
+
+forEachInventory(
+  "inventory API: scoped tokens under full multiple companies support",
+  (inventory) => {
+    test("a superuser's scoped token sees every company's rows: scopes narrow actions, not rows", async () => {
+      const fixture = await assetFixture(inventory, "fmcs");
+      const acme = await created(inventory, "/companies", { name: "Scoped Acme" });
+      const id = await createAsset(inventory, fixture, "FMCS-1", { company_id: acme });
+      const made = await api<Created>(inventory, "POST", TOKENS, {
+        body: { name: "all", scopes: ["assets.view"] },
+      });
+      const token = made.body.payload?.token ?? "";
+      const shown = await api<{ id: number }>(inventory, "GET", `/hardware/${id}`, { token });
+      assert.equal(shown.body.id, id);
+      assert.equal((await api(inventory, "GET", "/companies", { token })).status, 403);
+    });
+  },
+  { apiThrottlePerMinute: 0, fullMultipleCompaniesSupport: true },
+);

@@ -23,8 +23,7 @@ export interface AssetFixture {
   userId: number;
 }
 
-/** Makes a row through the API and answers its id; throws with the answer when refused. */
-export async function created(
+async function created(
   inventory: InventoryClient,
   path: string,
   body: Record<string, unknown>,
