@@ -54,12 +54,17 @@ export function addInventoryAdminCommands(inventory: Command, load: Load): void 
     .requiredOption("--username <name>", "the token's user")
     .requiredOption("--name <name>", "token name")
     .option("--read-only", "the token may only read (GET and HEAD)")
+    .option(
+      "--scope <permissions>",
+      "limit the token to these of the user's permissions, comma-separated (assets.view,assets.checkout; assets.* for a family)",
+    )
     .action(async (options: Record<string, unknown>) => {
       const secret = await withDatabase(load(options, flags), (admin, database) =>
         admin.adminCreateToken(database, {
           username: options.username as string,
           name: options.name as string,
           readOnly: options.readOnly === true,
+          scopes: options.scope as string | undefined,
         }),
       );
       // The token alone on the last line, for scripts: TOKEN=$(anvil … | tail -n1).

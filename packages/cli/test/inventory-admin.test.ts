@@ -62,6 +62,43 @@ forEachDatabase("anvil inventory admin", (database) => {
       });
       assert.equal(write.status, 403);
 
+      const scopedMade = await admin(
+        "token",
+        "create",
+        "--username",
+        "boss",
+        "--name",
+        "stocktake",
+        "--scope",
+        "assets.view,assets.checkout",
+      );
+      assert.equal(scopedMade.code, 0, scopedMade.stderr);
+      const scoped = lastLine(scopedMade.stdout);
+      assert.match(scoped, /^[0-9a-f]{64}$/);
+      assert.equal((await fetch(`${base}/hardware`, { headers: bearer(scoped) })).status, 200);
+      const outside = await fetch(`${base}/companies`, { headers: bearer(scoped) });
+      assert.equal(outside.status, 403);
+      assert.deepEqual(await outside.json(), { message: "This action is unauthorized." });
+      const tokens = await fetch(`${base}/account/personal-access-tokens`, { headers: bearer(token) });
+      const listed = (await tokens.json()) as Array<{ name: string; scopes: string[] | null }>;
+      assert.deepEqual(listed.find((row) => row.name === "stocktake")?.scopes, [
+        "assets.view",
+        "assets.checkout",
+      ]);
+      assert.equal(listed.find((row) => row.name === "ci")?.scopes, null);
+      const unknownScope = await admin(
+        "token",
+        "create",
+        "--username",
+        "boss",
+        "--name",
+        "typo",
+        "--scope",
+        "assets.view,asset.checkout",
+      );
+      assert.equal(unknownScope.code, 1);
+      assert.match(unknownScope.stderr, /The selected scopes are invalid: "asset\.checkout"\./);
+
       const duplicate = await admin(
         "user",
         "create",

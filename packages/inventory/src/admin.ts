@@ -2,7 +2,7 @@ import { NotFound, openMigratedDatabase } from "@anvil/core";
 import { migrations } from "./migrations/index.ts";
 import type { InventoryTables } from "./schemas/tables.ts";
 import type { InventoryDatabase } from "./services/database.ts";
-import type { UserRow } from "./services/permissions.ts";
+import { readScopes, type UserRow } from "./services/permissions.ts";
 import { createToken } from "./services/tokens.ts";
 import { createFirstUser, findUserByUsername } from "./services/users.ts";
 
@@ -25,12 +25,17 @@ export function adminCreateUser(database: InventoryDatabase, input: AdminCreateU
   return createFirstUser(database, input);
 }
 
-/** A new token for the user; returns its secret, which nothing stores. */
+/**
+ * A new token for the user, limited to `scopes` (comma-separated permission names) when given;
+ * returns its secret, which nothing stores.
+ */
 export async function adminCreateToken(
   database: InventoryDatabase,
-  input: { username: string; name: string; readOnly?: boolean },
+  input: { username: string; name: string; readOnly?: boolean; scopes?: string },
 ): Promise<string> {
+  const scopes =
+    input.scopes === undefined ? undefined : readScopes(input.scopes.split(",").map((name) => name.trim()));
   const user = await findUserByUsername(database, input.username);
   if (!user) throw new NotFound(`user "${input.username}" does not exist`);
-  return (await createToken(database, user, { name: input.name, readOnly: input.readOnly })).secret;
+  return (await createToken(database, user, { name: input.name, readOnly: input.readOnly, scopes })).secret;
 }

@@ -11,6 +11,7 @@ import { loginThrottle } from "./0010_login_throttle.ts";
 import { activitySecrets } from "./0011_activity_secrets.ts";
 import { maintenancesKits } from "./0012_maintenances_kits.ts";
 import { settingsRequests } from "./0013_settings_requests.ts";
+import { tokenScopes } from "./0015_token_scopes.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -26,4 +27,5 @@ export const migrations: readonly NamedMigration[] = [
   activitySecrets,
   maintenancesKits,
   settingsRequests,
+  tokenScopes,
 ];

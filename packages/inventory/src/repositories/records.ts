@@ -38,13 +38,17 @@ function scoped(db: AnyKysely, table: string, softDeletes: boolean, trashed: Tra
   return query;
 }
 
-/** One page of rows and the total before paging; an offset past the end gives no rows. */
+/**
+ * One page of rows and the total before paging; an offset past the end gives no rows. A keyset
+ * page (`after`) is the rows after that id in id order, and `next` the id to ask after for the
+ * following page, when there is one.
+ */
 export async function listRecords(
   db: AnyKysely,
   dialect: DialectName,
   spec: ListQuery,
   params: ListParams,
-): Promise<{ total: number; rows: Row[] }> {
+): Promise<{ total: number; rows: Row[]; next?: number }> {
   let query = scoped(db, spec.table, spec.softDeletes, spec.trashed);
   if (spec.matchesNothing) query = query.where(sql<boolean>`1 = 0`);
   for (const [column, value] of Object.entries(spec.filters))
@@ -64,6 +68,7 @@ export async function listRecords(
   }
   if (spec.refine) query = spec.refine(query);
   const total = await countRows(db, query);
+  if (params.after !== undefined) return keysetPage(query, spec.table, params.after, params.limit, total);
   const offset = Math.min(params.offset, total);
   // The database steps over the rows before a page one by one, so a page past the middle is read
   // from the other end, in the opposite order (the sort ends with the id, so it is exactly the
@@ -79,6 +84,24 @@ export async function listRecords(
     .offset(fromEnd ? skippedFromEnd : offset)
     .execute()) as Row[];
   return { total, rows: fromEnd ? rows.reverse() : rows };
+}
+
+async function keysetPage(
+  query: AnySelect,
+  table: string,
+  after: number,
+  limit: number,
+  total: number,
+): Promise<{ total: number; rows: Row[]; next?: number }> {
+  // One row more than the page says whether another follows, so the last page links to none.
+  const rows = (await query
+    .where(`${table}.id`, ">", after)
+    .orderBy(`${table}.id`, "asc")
+    .limit(limit + 1)
+    .execute()) as Row[];
+  if (rows.length <= limit) return { total, rows };
+  const page = rows.slice(0, limit);
+  return { total, rows: page, next: Number(page[page.length - 1].id) };
 }
 
 export async function findRecord(

@@ -76,6 +76,8 @@ export interface PersonalAccessTokenTable {
   /** SHA-256 (hex) of the secret, which is shown once and never stored. */
   token_hash: string;
   read_only: Generated<Bool>;
+  /** JSON list of the permissions the token is limited to; NULL: all of its user's. */
+  scopes: Generated<string | null>;
   created_at: Time;
   expires_at: Time;
   last_used_at: Generated<Time | null>;

@@ -368,7 +368,11 @@ export async function listAssets(
 ) {
   const db = database.db as AnyKysely;
   const custom = await customFieldListing(db, database.dialect, query);
-  const params = listParams(query, { allowed: [...SORTS, ...custom.sorts], default: "created_at" });
+  const params = listParams(query, {
+    allowed: [...SORTS, ...custom.sorts],
+    default: "created_at",
+    keyset: true,
+  });
   const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
   const filter = assetFilter(query.filter);
   const search: ListSearch = { params, dialect: database.dialect, filter, custom };
@@ -393,7 +397,7 @@ export async function listAssets(
   const rows = scope.present
     ? await scope.present(db, caller, page.rows)
     : await presentAssets(db, caller, page.rows, { components: withComponents(query) });
-  return { total: page.total, rows, params };
+  return { total: page.total, rows, params, next: page.next };
 }
 
 /** Assets whose audit (or expected check-in) is due soon, overdue, or either (spec §7.1). */

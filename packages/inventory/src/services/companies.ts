@@ -1,7 +1,7 @@
 import type { AnyKysely } from "@anvil/core";
 import type { AnySelect } from "../repositories/records.ts";
 import type { Executor } from "./database.ts";
-import { type Caller, isSuperuser } from "./permissions.ts";
+import { accountIsSuperuser, type Caller } from "./permissions.ts";
 
 // Full multiple companies support (spec §6, Snipe-IT's `full_multiple_companies_support`, off by
 // default): a caller who is not a superuser sees, counts and changes only the rows of their own
@@ -20,7 +20,8 @@ const COMPANY_TABLES: ReadonlySet<string> = new Set([
 
 /** The caller as the API sees them: held to their company when the setting is on and they are not a superuser. */
 export function withCompanyScope(caller: Caller, fullMultipleCompaniesSupport: boolean): Caller {
-  if (!fullMultipleCompaniesSupport || isSuperuser(caller)) return caller;
+  // Which rows are the account's to see; a token's scopes narrow what it does, not which rows.
+  if (!fullMultipleCompaniesSupport || accountIsSuperuser(caller)) return caller;
   const companyId = caller.user.company_id;
   return { ...caller, companyScope: { companyId: companyId === null ? null : Number(companyId) } };
 }

@@ -1,7 +1,9 @@
 // Snipe-IT's list parameters (spec §4), read once for every index route. Nothing a client sends
-// here is an error: out-of-range values are clamped, unknown sorts fall back to the default.
+// here is an error: out-of-range values are clamped, unknown sorts fall back to the default. The
+// exception is our `after` (keyset paging), which a client walking a table must not get wrong
+// silently: a bad one, or one with another order, is refused.
 
-import type { DialectName } from "@anvil/core";
+import { type DialectName, Invalid } from "@anvil/core";
 import type { OrderByModifiers } from "kysely";
 
 export const MAX_RESULTS = 500;
@@ -20,6 +22,8 @@ export interface ListParams {
   order: "asc" | "desc";
   /** Alternative search terms (the literal " OR " separates them); empty for no search. */
   search: string[];
+  /** Keyset paging: only rows with a greater id, in id order; offset 0. */
+  after?: number;
 }
 
 function integer(value: unknown): number | undefined {
@@ -27,9 +31,33 @@ function integer(value: unknown): number | undefined {
   return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
 }
 
+/**
+ * `after` as asked: the rows after this id, in id order, so that a client walks a whole table with
+ * a page per request however it changes meanwhile (offsets skip or repeat rows then) and without
+ * the database stepping over every row before a deep page. It names the walk's order itself, so
+ * another sort, a descending order or an offset beside it is refused rather than ignored.
+ */
+function keyset(query: Record<string, unknown>): number | undefined {
+  if (query.after === undefined) return undefined;
+  const refuse = (field: string, message: string): never => {
+    throw new Invalid(message, { [field]: [message] });
+  };
+  const after = integer(query.after);
+  if (after === undefined) refuse("after", "The after field must be an integer.");
+  if ((after as number) < 0) refuse("after", "The after field must be at least 0.");
+  if (query.sort !== undefined && query.sort !== "id")
+    refuse("sort", "The sort field must be id when after is given: keyset pages are in id order.");
+  if (query.order !== undefined && query.order !== "asc")
+    refuse("order", "The order field must be asc when after is given: keyset pages are in id order.");
+  if (query.offset !== undefined && integer(query.offset) !== 0)
+    refuse("offset", "The offset field cannot be given with after: the next page starts after the last id.");
+  return after;
+}
+
+/** The list parameters; `keyset`: the list also pages by `after` (listRecords does, with sendList's Link). */
 export function listParams(
   query: Record<string, unknown>,
-  sorts: { allowed: readonly string[]; default: string },
+  sorts: { allowed: readonly string[]; default: string; keyset?: boolean },
 ): ListParams {
   const asked = Math.abs(integer(query.limit) ?? 0);
   const limit = asked === 0 ? MAX_RESULTS : Math.min(asked, MAX_RESULTS);
@@ -44,6 +72,8 @@ export function listParams(
           .map((term) => term.trim())
           .filter((term) => term !== "")
       : [];
+  const after = sorts.keyset ? keyset(query) : undefined;
+  if (after !== undefined) return { limit, offset: 0, sort: "id", order: "asc", search, after };
   return { limit, offset, sort, order, search };
 }
 

@@ -1,4 +1,4 @@
-import { Forbidden } from "@anvil/core";
+import { Forbidden, Invalid } from "@anvil/core";
 import type { Selectable } from "kysely";
 import type { UserTable } from "../schemas/tables.ts";
 
@@ -18,6 +18,11 @@ export interface Caller {
   own: PermissionMap;
   groups: PermissionMap[];
   readOnly: boolean;
+  /**
+   * The permissions a scoped token is limited to (Snipe-IT names, `assets.*` for a family); absent
+   * for a token that carries all of its user's permissions.
+   */
+  scopes?: readonly string[];
   /** The service's root URL, for the absolute URLs an answer carries (images). */
   rootUrl: URL;
   /**
@@ -38,37 +43,69 @@ export function parsePermissions(text: string | null | undefined): PermissionMap
   }
 }
 
-function granted(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
+/** Who holds permissions: an account (own and group grants), and the scopes of the token it called with. */
+type Holder = Pick<Caller, "own" | "groups" | "scopes">;
+
+function granted(caller: Holder, permission: string): boolean {
   const own = caller.own[permission];
   if (own === "-1") return false;
   if (own === "1") return true;
   return caller.groups.some((group) => group[permission] === "1");
 }
 
-export function isSuperuser(caller: Pick<Caller, "own" | "groups">): boolean {
-  return granted(caller, "superuser");
-}
-
-/** Whether the caller holds a gate such as `import`, which `admin` does not imply (spec §6). */
-export function hasAccess(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
-  return isSuperuser(caller) || granted(caller, permission);
-}
-
-/** Whether the caller holds a resource permission such as `companies.view`. */
-export function can(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
-  return isSuperuser(caller) || granted(caller, "admin") || granted(caller, permission);
-}
-
 // Gates `admin` does not pass: holding one means holding it by name (or being a superuser).
 const NOT_IMPLIED_BY_ADMIN = new Set(["superuser", "admin", "import"]);
 
+/** Whether one scope covers a permission: by name, by family (`assets.*`), or as the gates imply. */
+function covers(scope: string, permission: string): boolean {
+  if (scope === permission || scope === "superuser") return true;
+  if (scope === "admin") return !NOT_IMPLIED_BY_ADMIN.has(permission);
+  return scope.endsWith(".*") && permission.startsWith(scope.slice(0, -1));
+}
+
+// A token's scopes only take away: every check asks the account AND the scopes, so a scope the
+// account lacks grants nothing.
+function inScope(caller: Holder, permission: string): boolean {
+  return caller.scopes === undefined || caller.scopes.some((scope) => covers(scope, permission));
+}
+
+/** Whether the account itself is a superuser, whatever its token's scopes. */
+export function accountIsSuperuser(caller: Holder): boolean {
+  return granted(caller, "superuser");
+}
+
+export function isSuperuser(caller: Holder): boolean {
+  return inScope(caller, "superuser") && accountIsSuperuser(caller);
+}
+
+/** Whether the caller holds a gate such as `import`, which `admin` does not imply (spec §6). */
+export function hasAccess(caller: Holder, permission: string): boolean {
+  return inScope(caller, permission) && (accountIsSuperuser(caller) || granted(caller, permission));
+}
+
+/** Whether the caller holds a resource permission such as `companies.view`. */
+export function can(caller: Holder, permission: string): boolean {
+  return (
+    inScope(caller, permission) &&
+    (accountIsSuperuser(caller) || granted(caller, "admin") || granted(caller, permission))
+  );
+}
+
 /** Whether the caller holds `permission` themselves, and so may grant or take it away. */
-export function holds(caller: Pick<Caller, "own" | "groups">, permission: string): boolean {
+export function holds(caller: Holder, permission: string): boolean {
   return NOT_IMPLIED_BY_ADMIN.has(permission) ? hasAccess(caller, permission) : can(caller, permission);
 }
 
 export function requirePermission(caller: Caller, permission: string): void {
   if (!can(caller, permission)) throw new Forbidden(UNAUTHORIZED_ACTION);
+}
+
+/**
+ * Refuses a scoped token whose scopes leave out `permission`, whatever its account holds: for what
+ * Snipe-IT lets every account do but a narrow token should not (its own tokens, under `self.api`).
+ */
+export function requireScope(caller: Caller, permission: string): void {
+  if (!inScope(caller, permission)) throw new Forbidden(UNAUTHORIZED_ACTION);
 }
 
 export function requireSuperuser(caller: Caller): void {
@@ -84,4 +121,72 @@ export function availableActions(
   return Object.fromEntries(
     Object.entries(actions).map(([action, level]) => [action, can(caller, `${resource}.${level}`)]),
   );
+}
+
+// Snipe-IT's permission names (spec §6), which a token's scopes are chosen from.
+const CRUD = ["view", "create", "edit", "delete"];
+const ITEM = [...CRUD, "checkout", "files"];
+const FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  reports: ["view"],
+  assets: [...CRUD, "checkout", "checkin", "audit", "view.requestable", "view.encrypted_custom_fields"],
+  accessories: [...ITEM, "checkin"],
+  consumables: ITEM,
+  components: [...ITEM, "checkin"],
+  licenses: [...ITEM, "keys"],
+  ...Object.fromEntries(
+    [
+      "users",
+      "models",
+      "categories",
+      "departments",
+      "statuslabels",
+      "customfields",
+      "suppliers",
+      "manufacturers",
+      "depreciations",
+      "locations",
+      "companies",
+      "kits",
+    ].map((family) => [family, CRUD]),
+  ),
+  self: ["api", "two_factor", "edit_location", "checkout_assets", "view_purchase_cost"],
+};
+const PERMISSION_NAMES: ReadonlySet<string> = new Set([
+  ...NOT_IMPLIED_BY_ADMIN,
+  ...Object.entries(FAMILIES).flatMap(([family, actions]) => [
+    `${family}.*`,
+    ...actions.map((action) => `${family}.${action}`),
+  ]),
+]);
+
+/** Scopes no one sends by hand: more would only repeat a family's wildcard. */
+export const MAX_SCOPES = 100;
+
+/**
+ * A token's scopes as asked: a list of known permission names, kept once each. Throws Snipe-IT's
+ * validation error (422 under strict status).
+ */
+export function readScopes(list: unknown): string[] {
+  const refuse = (message: string) => {
+    // The message alone too, for the CLI, which prints no field list.
+    throw new Invalid(message, { scopes: [message] });
+  };
+  if (!Array.isArray(list)) return refuse("The scopes field must be an array.");
+  if (list.length === 0) return refuse("The scopes field must have at least 1 items.");
+  if (list.length > MAX_SCOPES)
+    return refuse(`The scopes field must not have more than ${MAX_SCOPES} items.`);
+  const unknown = list.filter((name) => typeof name !== "string" || !PERMISSION_NAMES.has(name));
+  if (unknown.length > 0)
+    return refuse(
+      `The selected scopes are invalid: ${unknown.map((name) => JSON.stringify(name)).join(", ")}.`,
+    );
+  return [...new Set(list as string[])];
+}
+
+/**
+ * Whether a caller may hand these scopes to a new token: an unscoped caller any, a scoped one only
+ * what its own scopes cover (a token cannot mint a wider one).
+ */
+export function mayDelegate(caller: Holder, scopes: readonly string[]): boolean {
+  return scopes.every((scope) => inScope(caller, scope));
 }

@@ -226,7 +226,11 @@ export async function listResource(
   const { list, table } = definition;
   const hidden = list.secret && !can(caller, list.secret.permission) ? list.secret.columns : [];
   const visible = (column: string) => !hidden.includes(column);
-  const params = listParams(query, { allowed: list.sorts.filter(visible), default: list.defaultSort });
+  const params = listParams(query, {
+    allowed: list.sorts.filter(visible),
+    default: list.defaultSort,
+    keyset: true,
+  });
   const filters: Record<string, unknown> = {};
   let matchesNothing = false;
   for (const [column, kind] of Object.entries(list.filters)) {
@@ -258,7 +262,8 @@ export async function listResource(
     },
     params,
   );
-  return { total: page.total, rows: await presentRows(database, definition, caller, page.rows), params };
+  const rows = await presentRows(database, definition, caller, page.rows);
+  return { total: page.total, rows, params, next: page.next };
 }
 
 /** The related row's name as an SQL expression, to sort by. */

@@ -1,4 +1,4 @@
-import { generateTokenSecret, hashToken, readBool, readTime } from "@anvil/core";
+import { Forbidden, generateTokenSecret, hashToken, readBool, readTime } from "@anvil/core";
 import {
   deleteToken,
   findTokenOwner,
@@ -10,10 +10,17 @@ import {
 } from "../repositories/tokens.ts";
 import type { InventoryDatabase } from "./database.ts";
 import { storedNow } from "./database.ts";
-import { type Caller, parsePermissions, type UserRow } from "./permissions.ts";
+import {
+  type Caller,
+  mayDelegate,
+  parsePermissions,
+  readScopes,
+  UNAUTHORIZED_ACTION,
+  type UserRow,
+} from "./permissions.ts";
 
 // Personal access tokens (spec §1.2): a random secret shown once, stored as its SHA-256, valid for
-// Snipe-IT's default 20 years. Read-only tokens are our addition.
+// Snipe-IT's default 20 years. Read-only and scoped tokens (Snipe-IT #19618) are our additions.
 const LIFETIME_YEARS = 20;
 // Recording every use would turn each API read into a write; once a minute says enough.
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -21,7 +28,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function createToken(
   database: InventoryDatabase,
   user: UserRow,
-  input: { name: string; readOnly?: boolean },
+  input: { name: string; readOnly?: boolean; scopes?: readonly string[] },
 ): Promise<{ token: TokenRow; secret: string }> {
   const secret = generateTokenSecret(32);
   const now = new Date();
@@ -32,10 +39,33 @@ export async function createToken(
     name: input.name,
     token_hash: hashToken(secret),
     read_only: input.readOnly === true,
+    scopes: input.scopes === undefined ? null : JSON.stringify(input.scopes),
     created_at: storedNow(database.dialect),
     expires_at: database.dialect === "sqlite" ? expires.toISOString() : expires,
   });
   return { token, secret };
+}
+
+/**
+ * The scopes of a token a caller makes for themselves: those asked, which a scoped caller's own
+ * must cover; when none are asked, a scoped caller's own, so that no token mints a wider one.
+ */
+export function scopesOfNewToken(caller: Caller, asked: unknown): readonly string[] | undefined {
+  if (asked === undefined || asked === null) return caller.scopes;
+  const scopes = readScopes(asked);
+  if (!mayDelegate(caller, scopes)) throw new Forbidden(UNAUTHORIZED_ACTION);
+  return scopes;
+}
+
+/** A stored scopes list; unreadable, it allows nothing rather than everything. */
+export function storedScopes(text: string | null): string[] | undefined {
+  if (text === null) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.filter((scope): scope is string => typeof scope === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 export function listUserTokens(database: InventoryDatabase, user: UserRow): Promise<TokenRow[]> {
@@ -67,6 +97,7 @@ export async function authenticate(
     own: parsePermissions(user.permissions),
     groups: groups.map((group) => parsePermissions(group.permissions)),
     readOnly: readBool(token.read_only),
+    scopes: storedScopes(token.scopes),
     rootUrl,
   };
 }

@@ -49,12 +49,12 @@ export function forEachInventory(
   });
 }
 
-/** A user with exactly these permissions, and a token (read-only when asked). */
+/** A user with exactly these permissions, and a token (read-only or scoped when asked). */
 export async function userWithToken(
   inventory: InventoryState,
   username: string,
   permissions: Record<string, string>,
-  options: { readOnly?: boolean } = {},
+  options: { readOnly?: boolean; scopes?: string[] } = {},
 ): Promise<{ id: number; token: string }> {
   const created = await api<{ payload: { id: number } }>(inventory, "POST", "/users", {
     body: {
@@ -73,7 +73,11 @@ export async function userWithToken(
     .selectAll()
     .where("id", "=", created.body.payload.id)
     .executeTakeFirstOrThrow();
-  const { secret } = await createToken(db, user, { name: "test", readOnly: options.readOnly });
+  const { secret } = await createToken(db, user, {
+    name: "test",
+    readOnly: options.readOnly,
+    scopes: options.scopes,
+  });
   return { id: user.id, token: secret };
 }
 

@@ -51,15 +51,29 @@ export function success(messages: unknown, payload: unknown = null) {
   return { status: "success", messages, payload };
 }
 
-/** Snipe-IT's `{total, rows}`, with our Link and X-Total-Count headers (spec §26). */
+/**
+ * Snipe-IT's `{total, rows}`, with our Link and X-Total-Count headers (spec §26). A keyset page
+ * (`after`) links only to the next one, after its last id, and to none when it is the last.
+ */
 export function sendList(
   request: FastifyRequest,
   reply: FastifyReply,
-  params: Pick<ListParams, "limit" | "offset">,
-  page: { total: number; rows: unknown[] },
+  params: Pick<ListParams, "limit" | "offset" | "after">,
+  page: { total: number; rows: unknown[]; next?: number },
 ) {
-  const window = offsetWindow(params, { defaultLimit: MAX_RESULTS, maxLimit: MAX_RESULTS });
-  reply.headers(paginationHeaders(request.publicUrl, window, page.total, "offset"));
+  if (params.after === undefined) {
+    const window = offsetWindow(params, { defaultLimit: MAX_RESULTS, maxLimit: MAX_RESULTS });
+    reply.headers(paginationHeaders(request.publicUrl, window, page.total, "offset"));
+  } else {
+    reply.header("x-total-count", String(page.total));
+    reply.header("access-control-expose-headers", "X-Total-Count, Link");
+    if (page.next !== undefined) {
+      const next = new URL(request.publicUrl);
+      next.searchParams.set("after", String(page.next));
+      next.searchParams.set("limit", String(params.limit));
+      reply.header("link", `<${next.toString()}>; rel="next"`);
+    }
+  }
   return { total: page.total, rows: page.rows };
 }
 

@@ -31,7 +31,7 @@ import { bodySchema, validate } from "../../services/validation.ts";
 import { presentActivity } from "./activity.ts";
 import { type ApiContext, authorized, idParam, originOf, permitted, sendList, success } from "./context.ts";
 import { withImage } from "./images.ts";
-import { IdParams, ListQuery, rawRow } from "./resource.ts";
+import { IdParams, KeysetListQuery, ListQuery, rawRow } from "./resource.ts";
 
 // /hardware (spec §7): assets, their lookups by tag and serial, check-out, check-in, audit,
 // delete and restore. Each route checks its permission first, then hands over to services/assets.
@@ -39,7 +39,7 @@ import { IdParams, ListQuery, rawRow } from "./resource.ts";
 const tags = ["hardware"];
 
 const HardwareListQuery = Type.Object({
-  ...ListQuery.properties,
+  ...KeysetListQuery.properties,
   filter: Type.Optional(
     Type.String({ description: "JSON object of column → text each column contains; search is then ignored" }),
   ),

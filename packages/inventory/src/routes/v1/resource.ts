@@ -27,6 +27,16 @@ export const ListQuery = Type.Object({
   order: Type.Optional(Type.String({ description: "asc, else desc" })),
   search: Type.Optional(Type.String({ description: 'terms separated by " OR "' })),
 });
+/** The lists that page by id too (services/listing.ts `keyset`). */
+export const KeysetListQuery = Type.Object({
+  ...ListQuery.properties,
+  after: Type.Optional(
+    Type.String({
+      description:
+        "our addition: only rows with a greater id, in id order (no sort but id, no offset); a Link rel=next header names the next page",
+    }),
+  ),
+});
 export const IdParams = Type.Object({ id: Type.String() });
 
 /** The request body when it is an object; anything else reads as no fields. */
@@ -62,7 +72,7 @@ export function registerResource(context: ApiContext, definition: ResourceDefini
   const payload = (caller: Caller, row: Row) => (definition.rawPayload ? rawRow(row) : present(caller, row));
   const writeSchema = { tags, params: IdParams, body: bodySchema(definition.rules) };
 
-  app.get(`/${path}`, { schema: { tags, querystring: ListQuery } }, async (request, reply) => {
+  app.get(`/${path}`, { schema: { tags, querystring: KeysetListQuery } }, async (request, reply) => {
     const caller = allowed(request, "view");
     const page = await listResource(database, definition, caller, request.query as Record<string, unknown>);
     return sendList(request, reply, page.params, page);
