@@ -143,6 +143,8 @@ forEachForge("directory sync", (forge) => {
       .set({ is_sync_enabled: false })
       .where("name", "!=", "corp")
       .execute();
+    // The syncs by hand above count as this period's: as if the last one were a period ago.
+    await db().db.updateTable("auth_source").set({ synced_at: null }).where("name", "=", "corp").execute();
     const lines: string[] = [];
     const start = () =>
       startApp(({ dataDir }) =>
