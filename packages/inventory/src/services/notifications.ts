@@ -6,8 +6,10 @@ import {
   queueDelivery,
   signHmacSha256Hex,
 } from "@anvil/core";
+import { WEB_PAGES } from "../convert/format.ts";
 import { readSettings } from "../repositories/settings.ts";
 import { activeWebhooks, type WebhookRow } from "../repositories/webhooks.ts";
+import { ITEM_TABLES } from "./activity.ts";
 import {
   CHAT_KINDS,
   type ChatFacts,
@@ -24,8 +26,7 @@ import type { WriteContext } from "./resource.ts";
 // of the settings (Snipe-IT's Slack / Microsoft Teams / general integration), sent what Snipe-IT
 // sends it, and our generic endpoints, sent our JSON signed with their secret.
 
-/** The item kinds whose changes are told. */
-export type NotifiedItem = "asset" | "accessory" | "consumable" | "component" | "license";
+/** What happened to the item. */
 export type NotifiedAction = "create" | "update" | "delete" | "checkout" | "checkin" | "audit";
 
 /** A change worth telling of, as the service that made it knows it. */
@@ -65,25 +66,6 @@ export const WEBHOOK_TOPIC = "webhook";
 export const SETTINGS_TOPIC = "settings";
 
 // --- What an event is about -----------------------------------------------------------------------
-
-const ITEM_TABLES: Record<NotifiedItem, string> = {
-  asset: "assets",
-  accessory: "accessories",
-  consumable: "consumables",
-  component: "components",
-  license: "licenses",
-};
-
-/** Snipe-IT's web paths of each kind of row, which its messages link to. */
-const WEB_PATHS: Record<string, string> = {
-  asset: "hardware",
-  accessory: "accessories",
-  consumable: "consumables",
-  component: "components",
-  license: "licenses",
-  user: "users",
-  location: "locations",
-};
 
 interface Party {
   type: string;
@@ -135,7 +117,7 @@ async function readAsset(trx: AnyKysely, id: number): Promise<Row | undefined> {
 }
 
 async function readParty(trx: AnyKysely, root: URL, type: string, id: number): Promise<Party | undefined> {
-  const url = publicUrl(root, `${WEB_PATHS[type] ?? type}/${id}`).href;
+  const url = publicUrl(root, `${WEB_PAGES[type] ?? type}/${id}`).href;
   if (type === "asset") {
     const asset = await readAsset(trx, id);
     return asset && { type, id, name: assetName(asset), url };
@@ -148,7 +130,7 @@ async function readParty(trx: AnyKysely, root: URL, type: string, id: number): P
       .executeTakeFirst()) as Row | undefined;
     return user && { type, id, name: userName(user), url };
   }
-  const table = type === "location" ? "locations" : ITEM_TABLES[type as NotifiedItem];
+  const table = ITEM_TABLES[type];
   if (table === undefined) return undefined;
   const row = (await trx.selectFrom(table).select("name").where("id", "=", id).executeTakeFirst()) as
     | Row

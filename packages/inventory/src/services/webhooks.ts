@@ -62,39 +62,39 @@ function refused(field: string, message: string): Invalid {
   return new Invalid("The given data was invalid.", { [field]: [message] });
 }
 
-/** The subscribed names, each one of WEBHOOK_EVENTS or `*` (every event), without repeats. */
-function eventsOf(given: unknown[]): string {
+const EVENTS_INVALID = `The selected events is invalid. Known events: ${[ALL, ...WEBHOOK_EVENTS].join(", ")}.`;
+
+/** The subscribed names, each one of WEBHOOK_EVENTS or `*` (every event), without repeats; undefined when one is not. */
+function eventsOf(given: unknown[]): string | undefined {
   const names = given.map((name) => (typeof name === "string" ? name.trim().toLowerCase() : ""));
-  if (
-    names.length === 0 ||
-    names.some((name) => name !== ALL && !(WEBHOOK_EVENTS as readonly string[]).includes(name))
-  )
-    throw refused(
-      "events",
-      `The selected events is invalid. Known events: ${[ALL, ...WEBHOOK_EVENTS].join(", ")}.`,
-    );
-  return JSON.stringify([...new Set(names)]);
+  const known = (name: string) => name === ALL || (WEBHOOK_EVENTS as readonly string[]).includes(name);
+  return names.length > 0 && names.every(known) ? JSON.stringify([...new Set(names)]) : undefined;
 }
 
 /** Deliveries go over HTTP(S) only. */
-function checkUrl(url: string): void {
+function httpUrl(url: string): boolean {
   const { protocol } = new URL(url);
-  if (protocol !== "http:" && protocol !== "https:")
-    throw refused("url", "The url field must be a valid URL.");
+  return protocol === "http:" || protocol === "https:";
 }
 
 async function checked(db: AnyKysely, input: Record<string, unknown>, creating: boolean) {
   const rules = creating ? { ...RULES, name: `required|${RULES.name}`, url: `required|${RULES.url}` } : RULES;
   const values = await validate(db, input, rules);
   const changes: Record<string, unknown> = {};
+  const errors: Record<string, string[]> = {};
   if (values.name !== undefined) changes.name = values.name;
   if (values.url !== undefined) {
-    checkUrl(values.url as string);
-    changes.url = values.url;
+    if (httpUrl(values.url as string)) changes.url = values.url;
+    else errors.url = ["The url field must be a valid URL."];
   }
   if (values.secret !== undefined) changes.secret = (values.secret as string | null) ?? "";
-  if (values.events !== undefined) changes.events = eventsOf(values.events as unknown[]);
+  if (values.events !== undefined) {
+    const events = eventsOf(values.events as unknown[]);
+    if (events) changes.events = events;
+    else errors.events = [EVENTS_INVALID];
+  }
   if (values.active !== undefined) changes.active = values.active;
+  if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   return changes;
 }
 
