@@ -269,6 +269,81 @@ forEachInventory(
       assert.equal(still.body.assigned_to, null);
     });
 
+    test("the other events: update, audit, delete, and the check-outs of accessories, consumables, components and licenses", async () => {
+      const everything = await makeWebhook({ name: "all", url: generic.url, secret: SECRET, events: ["*"] });
+      await api(inventory, "PATCH", "/settings", {
+        body: { webhook_selected: "slack", webhook_endpoint: chat.url },
+      });
+      const from = generic.received.length;
+      const chatFrom = chat.received.length;
+      const told = (event: string) =>
+        generic.next((r) => r.headers["x-inventory-event"] === event, from).then((r) => JSON.parse(r.body));
+
+      const id = await createAsset(inventory, f, "NT-EV");
+      await api(inventory, "PATCH", `/hardware/${id}`, { body: { name: "Renamed" } });
+      assert.deepEqual((await told("asset.update")).changes.name, { old: null, new: "Renamed" });
+      await api(inventory, "POST", `/hardware/${id}/audit`, { body: { note: "seen it" } });
+      assert.equal((await told("asset.audit")).note, "seen it");
+      await api(inventory, "DELETE", `/hardware/${id}`);
+      assert.equal((await told("asset.delete")).item.deleted, true);
+
+      const made = async (path: string, type: string, extra: Record<string, unknown>) => {
+        const category = await api<Envelope<{ id: number }>>(inventory, "POST", "/categories", {
+          body: { name: `nt ${type}s`, category_type: type },
+        });
+        const answer = await api<Envelope<{ id: number }>>(inventory, "POST", path, {
+          body: { name: `nt ${type}`, category_id: category.body.payload.id, ...extra },
+        });
+        assert.equal(answer.body.status, "success", JSON.stringify(answer.body));
+        return answer.body.payload.id;
+      };
+      const accessory = await made("/accessories", "accessory", { qty: 5 });
+      const consumable = await made("/consumables", "consumable", { qty: 5 });
+      const component = await made("/components", "component", { qty: 5 });
+      const license = await made("/licenses", "license", { seats: 2 });
+      const host = await createAsset(inventory, f, "NT-HOST");
+      const steps: [string, Record<string, unknown>][] = [
+        [`/accessories/${accessory}/checkout`, { assigned_user: f.userId, checkout_qty: 2 }],
+        [`/consumables/${consumable}/checkout`, { assigned_to: f.userId }],
+        [`/components/${component}/checkout`, { assigned_to: host, assigned_qty: 3 }],
+        [`/licenses/${license}/checkout`, { assigned_to: f.userId }],
+      ];
+      for (const [path, body] of steps) {
+        const answer = await api<Envelope>(inventory, "POST", path, { body });
+        assert.equal(answer.body.status, "success", `${path}: ${JSON.stringify(answer.body)}`);
+      }
+      const accessoryOut = await told("accessory.checkout");
+      assert.deepEqual(
+        [accessoryOut.item.id, accessoryOut.quantity, accessoryOut.target.id],
+        [accessory, 2, f.userId],
+      );
+      assert.equal((await told("consumable.checkout")).item.name, "nt consumable");
+      const componentOut = await told("component.checkout");
+      assert.deepEqual(
+        [componentOut.quantity, componentOut.target.type, componentOut.target.id],
+        [3, "asset", host],
+      );
+      assert.equal((await told("license.checkout")).target.id, f.userId);
+
+      const slack = JSON.parse(
+        (await chat.next((r) => r.body.includes("Accessory Checked Out"), chatFrom)).body,
+      );
+      assert.equal(slack.text, ":arrow_up: :keyboard: Accessory Checked Out");
+      assert.equal(slack.attachments[0].title, "2 x nt accessory");
+      for (const text of [
+        "Consumable Checked Out",
+        "Component checked out",
+        "License Checked Out",
+        "Asset Audited",
+      ])
+        await chat.next((r) => r.body.includes(text), chatFrom);
+      assert.ok(
+        !chat.received.slice(chatFrom).some((r) => /asset\.(update|delete|create)/.test(r.body)),
+        "Snipe-IT tells its chat webhook of no create, update or delete",
+      );
+      await api(inventory, "DELETE", `/webhooks/${everything.id}`);
+    });
+
     test("`anvil hooks` runs its command for a signed check-out notification, and nothing for a wrong secret", async () => {
       await api(inventory, "PATCH", "/settings", { body: { webhook_endpoint: "" } });
       const good = await makeWebhook({
