@@ -48,6 +48,7 @@ function createService(name: "forge" | "inventory", settings: Settings, logger: 
     : createInventory(config, {
         apiThrottlePerMinute: settings["inventory.api-throttle-per-minute"],
         fullMultipleCompaniesSupport: settings["inventory.full-multiple-companies-support"],
+        webhookAllowedHostList: settings["inventory.webhook-allowed-host-list"],
       });
 }
 

@@ -190,6 +190,12 @@ export const settingsSpec = {
     description:
       "non-superusers see and change only their own company's records (Snipe-IT's full multiple companies support)",
   } as ConfigKey<"boolean">,
+  "inventory.webhook-allowed-host-list": {
+    type: "string",
+    default: "external",
+    description:
+      "where notifications (the settings' Slack/Teams/general webhook and the generic webhooks) may deliver, in Gitea's webhook.ALLOWED_HOST_LIST syntax: external, loopback, private, * (any), host names (globs) and CIDR ranges, comma-separated",
+  } as ConfigKey<"string">,
   "hooks.port": { type: "port", default: 9000, description: "hook runner HTTP port" } as ConfigKey<"port">,
   "hooks.files": {
     type: "list",

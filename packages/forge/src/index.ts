@@ -29,7 +29,7 @@ import { startDirectorySync } from "./services/directory-sync.ts";
 import { startPullChecker } from "./services/pull-check.ts";
 import { registerPullStorage } from "./services/pull-views.ts";
 import { LEFTOVER_GRACE_MS, reconcileStorage } from "./services/storage-reconcile.ts";
-import { onDeliveriesQueued, registerWebhookSite } from "./services/webhook-events.ts";
+import { registerWebhookSite } from "./services/webhook-events.ts";
 
 export interface ForgeOptions {
   /** Port of the built-in SSH server for git; 0 or absent: no SSH. */
@@ -116,7 +116,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
         const checker = startPullChecker(database, storage, config.logger.child({ component: "pulls" }));
         return { close: () => checker.stop() };
       },
-      // Webhook deliveries: polled, and woken when this process queued some.
+      // Webhook deliveries: polled, and woken when this process queued some (core's signal).
       async (database) => {
         const worker = startOutboxWorker({
           database,
@@ -126,13 +126,7 @@ export function createApp(config: ServiceConfig, options: ForgeOptions = {}): Ht
           concurrency: WEBHOOK_DELIVERY_CONCURRENCY,
           logger: config.logger.child({ component: "webhooks" }),
         });
-        const unsubscribe = onDeliveriesQueued(() => worker.wake());
-        return {
-          close: async () => {
-            unsubscribe();
-            await worker.stop();
-          },
-        };
+        return { close: () => worker.stop() };
       },
       ...(options.authSyncIntervalMs
         ? [

@@ -1,4 +1,10 @@
-import { createHttpService, type HttpService, type ServiceConfig, type UploadLimits } from "@anvil/core";
+import {
+  createHttpService,
+  type HttpService,
+  type ServiceConfig,
+  startOutboxWorker,
+  type UploadLimits,
+} from "@anvil/core";
 import { mapInventoryError } from "./errors.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerHealth } from "./routes/health.ts";
@@ -13,7 +19,13 @@ export interface InventoryOptions {
   fullMultipleCompaniesSupport?: boolean;
   /** Largest uploaded file and most files per request (images, attachments, CSV imports); core's defaults when absent. */
   uploads?: UploadLimits;
+  /** Where notifications may be delivered (Gitea's ALLOWED_HOST_LIST syntax; default `external`). */
+  webhookAllowedHostList?: string;
+  /** The waits before each retry of a failed delivery (default: core's back-off). */
+  webhookRetryWaitsMs?: number[];
 }
+
+const WEBHOOK_TIMEOUT_MS = 5000;
 
 /** The IT asset inventory with Snipe-IT's REST API v1. */
 export function createApp(
@@ -41,5 +53,18 @@ export function createApp(
         storage: storageUnder(config.dataDir),
       });
     },
+    companions: [
+      // Notification deliveries: polled, and woken when this process queued some (core's signal).
+      async (database) => {
+        const worker = startOutboxWorker({
+          database,
+          allowedHosts: options.webhookAllowedHostList ?? "external",
+          timeoutMs: WEBHOOK_TIMEOUT_MS,
+          retries: options.webhookRetryWaitsMs,
+          logger: config.logger.child({ component: "notifications" }),
+        });
+        return { close: () => worker.stop() };
+      },
+    ],
   });
 }

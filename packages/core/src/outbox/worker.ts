@@ -6,6 +6,7 @@ import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
 import type { Logger } from "../log/logger.ts";
 import { type Attempted, attemptsHere, attemptsInThread } from "./attempts.ts";
+import { onDeliveriesQueued } from "./signal.ts";
 import { OUTBOX_TABLE, type OutboxRow } from "./table.ts";
 
 // Delivers what queueDelivery wrote. Every process of a service runs a worker on the shared
@@ -291,10 +292,13 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       });
   }
 
+  // Woken when this process has committed deliveries (signal.ts).
+  const unsubscribe = onDeliveriesQueued(wake);
   wake();
   return {
     wake,
     async stop() {
+      unsubscribe();
       stopped = true;
       clearTimeout(timer);
       await polling;

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { type Logger, readBool } from "@anvil/core";
+import { type Logger, readBool, signalQueuedDeliveries } from "@anvil/core";
 import {
   fetchRef,
   isAncestor,
@@ -26,7 +26,6 @@ import { KeptAnswers } from "./kept.ts";
 import { queuePullEvent } from "./pull-events.ts";
 import { pathOf, registerPullStorage } from "./pull-views.ts";
 import type { Storage } from "./repositories.ts";
-import { signalQueuedDeliveries } from "./webhook-events.ts";
 
 // What merging two commits gives never changes, and git wrote its tree into the repository: the
 // check's clean merge is kept, so a merge of the checked pull (merge or squash) commits that tree

@@ -1,4 +1,4 @@
-import { Conflict, Invalid, NotFound, readBool, toStoredTime } from "@anvil/core";
+import { Conflict, Invalid, NotFound, readBool, signalQueuedDeliveries, toStoredTime } from "@anvil/core";
 import type { Kysely } from "kysely";
 import { isWorkInProgress } from "../convert/pull.ts";
 import { NotAllowed } from "../errors.ts";
@@ -43,7 +43,7 @@ import { pathOf } from "./pull-views.ts";
 import { type PullInContext, pullHeadRef } from "./pulls.ts";
 import { announceRefChanges, type RepositoryContext, type Storage } from "./repositories.ts";
 import { mayMergeInto, protectionRefusal } from "./reviews.ts";
-import { queueRepositoryEvent, type RepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
+import { queueRepositoryEvent, type RepositoryEvent } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
 
 // Merging a pull in the bare base repository, without a work tree: the new base tip is made with

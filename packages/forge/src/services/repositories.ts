@@ -6,6 +6,7 @@ import {
   Locked,
   NotFound,
   readBool,
+  signalQueuedDeliveries,
   toStoredTime,
 } from "@anvil/core";
 import type { Kysely } from "kysely";
@@ -48,7 +49,7 @@ import { wakePullChecker } from "./pull-check.ts";
 import { insertWithinLimit } from "./repository-limit.ts";
 import { moveRepository, removeRepository, storeNewRepository } from "./repository-storage.ts";
 import type { Unit } from "./units.ts";
-import { queueRepositoryEvent, signalQueuedDeliveries } from "./webhook-events.ts";
+import { queueRepositoryEvent } from "./webhook-events.ts";
 import { pushEvents } from "./webhook-push.ts";
 
 /** Where bare repositories live (`<data-dir>/repositories`), and how many an account may make. */

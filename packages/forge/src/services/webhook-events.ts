@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { EventEmitter } from "node:events";
-import { dialectOf, queueDelivery } from "@anvil/core";
+import { dialectOf, noteQueuedDeliveries, queueDelivery } from "@anvil/core";
 import type { Kysely } from "kysely";
 import { toApiHook } from "../convert/hook.ts";
 import { toApiOrganization } from "../convert/organization.ts";
@@ -87,32 +86,6 @@ const UNREGISTERED: WebhookSite = { urls: () => ({ rootUrl: new URL("http://loca
 
 export function webhookUrls(db: Kysely<ForgeTables>): CloneUrls {
   return (sites.get(adapterOf(db)) ?? UNREGISTERED).urls();
-}
-
-// --- Waking the delivery workers ------------------------------------------------------------------
-
-// A queued delivery can be sent only once its transaction commits, which the code that queued it
-// cannot see from inside. Whoever commits calls signalQueuedDeliveries() afterwards (the API does
-// it once each response is sent, the git transport after a push), which wakes this process's
-// outbox workers; their polling picks up whatever a signal misses and what other processes queued.
-const signal = new EventEmitter();
-let unsignaled = false;
-
-export function onDeliveriesQueued(listener: () => void): () => void {
-  signal.on("queued", listener);
-  return () => signal.off("queued", listener);
-}
-
-/** Notes deliveries queued other than through this file (a redelivery), for the next signal. */
-export function noteQueuedDeliveries(): void {
-  unsignaled = true;
-}
-
-/** Wakes the workers when deliveries were queued since the last call; cheap when none were. */
-export function signalQueuedDeliveries(): void {
-  if (!unsignaled) return;
-  unsignaled = false;
-  signal.emit("queued");
 }
 
 // --- Queueing -------------------------------------------------------------------------------------

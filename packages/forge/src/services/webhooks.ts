@@ -6,7 +6,9 @@ import {
   Invalid,
   listDeliveries,
   NotFound,
+  noteQueuedDeliveries,
   redeliver,
+  signalQueuedDeliveries,
   toStoredTime,
 } from "@anvil/core";
 import type { Kysely, Updateable } from "kysely";
@@ -26,14 +28,7 @@ import type { ForgeTables, WebhookTable } from "../schemas/tables.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { compileBranchFilter, MAX_BRANCH_FILTER } from "./branch-filter.ts";
 import { type RepositoryContext, repositoryFilesPath, type Storage } from "./repositories.ts";
-import {
-  HOOK_TOPIC,
-  type HookSite,
-  noteQueuedDeliveries,
-  queueHookTest,
-  queuePing,
-  signalQueuedDeliveries,
-} from "./webhook-events.ts";
+import { HOOK_TOPIC, type HookSite, queueHookTest, queuePing } from "./webhook-events.ts";
 import { subscribedEvents } from "./webhook-payloads.ts";
 import { testPushFields } from "./webhook-push.ts";
 

@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
   forEachDatabase,
+  type HookRunner,
+  headerIsOneOf,
   type ServiceProcess,
+  signedWith,
+  startHookRunner,
   startServiceProcess,
   type TempDir,
   tempDir,
@@ -11,7 +15,6 @@ import {
 } from "@anvil/core/testing";
 import { api } from "../support/forge.ts";
 import { git, withCredentials } from "../support/git.ts";
-import { type HookRunner, headerIsOneOf, signedWith, startHookRunner } from "../support/hook-runner.ts";
 import { makeUserByCommand } from "../support/people.ts";
 
 // The forge's webhooks reach the hook runner end to end, both as real processes: a hooks file

@@ -5,9 +5,16 @@
 // of the runner whose rule holds another secret runs nothing.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type TempDir, tempDir, waitFor } from "@anvil/core/testing";
+import {
+  type HookRunner,
+  headerIsOneOf,
+  signedWith,
+  startHookRunner,
+  type TempDir,
+  tempDir,
+  waitFor,
+} from "@anvil/core/testing";
 import { api, forEachForge } from "../support/forge.ts";
-import { type HookRunner, headerIsOneOf, signedWith, startHookRunner } from "../support/hook-runner.ts";
 import { giteaJsPerson } from "./gitea-js-people.ts";
 import { assertClientType } from "./typings.ts";
 

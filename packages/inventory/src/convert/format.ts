@@ -14,6 +14,21 @@ const ESCAPES: Record<string, string> = {
 const SPECIAL = /[&<>"']/;
 
 /** Free text as Snipe-IT prints it: HTML-escaped (PHP's e()); null stays null. */
+/**
+ * Snipe-IT's web pages of each kind of row, by the activity log's item type: where the web UI lists
+ * them (an import's \`redirect_url\`) and, with \`/{id}\`, shows one (the links of notifications).
+ */
+export const WEB_PAGES: Readonly<Record<string, string>> = {
+  asset: "hardware",
+  accessory: "accessories",
+  consumable: "consumables",
+  component: "components",
+  license: "licenses",
+  user: "users",
+  location: "locations",
+  assetmodel: "models",
+};
+
 export function escaped(text: string | null | undefined): string | null {
   if (text === null || text === undefined) return null;
   // Most text has nothing to escape: a test is much cheaper than a replace with a callback.

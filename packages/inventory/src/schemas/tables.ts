@@ -476,6 +476,20 @@ export interface KitConsumableTable extends KitItemColumns {
   consumable_id: number;
 }
 
+/** Our generic webhook endpoints (spec §26). */
+export interface WebhookTable {
+  id: Generated<number>;
+  name: string;
+  url: string;
+  secret: string;
+  /** JSON list of event names. */
+  events: string;
+  active: Bool;
+  created_by: number | null;
+  created_at: Time;
+  updated_at: Time;
+}
+
 export interface InventoryTables {
   users: UserTable;
   permission_groups: PermissionGroupTable;
@@ -512,4 +526,5 @@ export interface InventoryTables {
   kits_licenses: KitLicenseTable;
   kits_accessories: KitAccessoryTable;
   kits_consumables: KitConsumableTable;
+  webhooks: WebhookTable;
 }

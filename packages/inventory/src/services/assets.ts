@@ -32,6 +32,7 @@ import {
 } from "./custom-values.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { type ListParams, listParams } from "./listing.ts";
+import { queueNotifications } from "./notifications.ts";
 import type { Caller } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
@@ -543,6 +544,7 @@ export async function deleteAssetWithin(context: WriteContext, id: number): Prom
     item: { type: "asset", id },
     origin,
   });
+  await queueNotifications(context, { action: "delete", item: { type: "asset", id } });
 }
 
 export async function deleteAsset(
@@ -670,6 +672,11 @@ export async function auditAssetWithin(
     meta: changed,
     locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
     origin,
+  });
+  await queueNotifications(context, {
+    action: "audit",
+    item: { type: "asset", id: asset.id },
+    note: input.note ?? null,
   });
   return {
     id: asset.id,

@@ -6,6 +6,7 @@ import type { AnyExpressionBuilder, Row } from "../repositories/records.ts";
 import { logAction } from "./activity.ts";
 import { inCallersCompany } from "./companies.ts";
 import { storedNow } from "./database.ts";
+import { queueNotifications } from "./notifications.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
 
@@ -143,6 +144,12 @@ export async function checkoutWithin(
     locationId,
     origin: context.origin,
   });
+  await queueNotifications(context, {
+    action: "checkout",
+    item: { type: "asset", id: asset.id },
+    target,
+    note: options.note ?? null,
+  });
   return (await trx
     .selectFrom("assets")
     .selectAll()
@@ -210,6 +217,12 @@ export async function checkinWithin(
     origin: context.origin,
   });
   await releaseAssetSeats(context, asset.id, "user");
+  await queueNotifications(context, {
+    action: "checkin",
+    item: { type: "asset", id: asset.id },
+    target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
+    note: options.note ?? null,
+  });
   return (await trx
     .selectFrom("assets")
     .selectAll()

@@ -9,6 +9,7 @@ import { logAction, type RequestOrigin } from "./activity.ts";
 import { rowVisibleTo, visibleTo } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, type HolderType, holderExists, locationsById, usersById } from "./holders.ts";
+import { queueNotifications } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import { findResource, type WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
@@ -56,10 +57,11 @@ export async function checkoutAccessory(
 
 /** An accessory check-out inside the caller's transaction (a kit's check-out holds several). */
 export async function checkoutAccessoryWithin(
-  { database, trx, caller, origin }: WriteContext,
+  context: WriteContext,
   id: number,
   input: Record<string, unknown>,
 ): Promise<void> {
+  const { database, trx, caller, origin } = context;
   const accessory = await lockItem(trx, database.dialect, "accessories", id);
   if (!accessory || !visibleTo(caller, "accessories", accessory)) throw new NotFound("Accessory not found");
   const values = await validate(trx, input, {
@@ -117,14 +119,22 @@ export async function checkoutAccessoryWithin(
     note,
     origin,
   });
+  await queueNotifications(context, {
+    action: "checkout",
+    item: { type: "accessory", id },
+    target: { type, id: targetId },
+    note,
+    quantity: asked,
+  });
 }
 
 /** Returns one checked-out unit; the row's id is what `/accessories/{id}/checkedout` lists. */
 export async function checkinAccessory(
-  { database, caller, origin }: Actor,
+  actor: Actor,
   checkoutId: number,
   input: Record<string, unknown>,
 ): Promise<void> {
+  const { database, caller, origin } = actor;
   await database.db.transaction().execute(async (trx) => {
     const values = await validate(trx, input, { note: "nullable|string|max:65535" });
     // One statement decides: of two check-ins of the same row, only one deletes it.
@@ -138,14 +148,18 @@ export async function checkinAccessory(
     // An accessory of another company's: the delete rolls back with the answer.
     if (!row || !(await rowVisibleTo(trx, caller, "accessories", Number(row.accessory_id))))
       throw new NotFound("AccessoryCheckout not found");
-    await logAction(trx, database.dialect, {
-      createdBy: caller.user.id,
-      actionType: "checkin from",
+    const entry = {
       item: { type: "accessory", id: Number(row.accessory_id) },
       target: { type: row.assigned_type, id: Number(row.assigned_to) },
       note: (values.note as string | null | undefined) ?? null,
+    };
+    await logAction(trx, database.dialect, {
+      createdBy: caller.user.id,
+      actionType: "checkin from",
+      ...entry,
       origin,
     });
+    await queueNotifications({ ...actor, trx: trx as AnyKysely }, { action: "checkin", ...entry });
   });
 }
 
@@ -243,10 +257,11 @@ export async function checkoutConsumable(
 
 /** A consumable check-out inside the caller's transaction. */
 export async function checkoutConsumableWithin(
-  { database, trx, caller, origin }: WriteContext,
+  context: WriteContext,
   id: number,
   input: Record<string, unknown>,
 ): Promise<void> {
+  const { database, trx, caller, origin } = context;
   const consumable = await lockItem(trx, database.dialect, "consumables", id);
   if (!consumable || !visibleTo(caller, "consumables", consumable))
     throw new NotFound("Consumable not found");
@@ -287,6 +302,13 @@ export async function checkoutConsumableWithin(
     target: { type: "user", id: userId },
     note,
     origin,
+  });
+  await queueNotifications(context, {
+    action: "checkout",
+    item: { type: "consumable", id },
+    target: { type: "user", id: userId },
+    note,
+    quantity: asked,
   });
 }
 
@@ -333,10 +355,11 @@ export class ComponentCheckoutInvalid extends Error {
 }
 
 export async function checkoutComponent(
-  { database, caller, origin }: Actor,
+  actor: Actor,
   id: number,
   input: Record<string, unknown>,
 ): Promise<void> {
+  const { database, caller, origin } = actor;
   await database.db.transaction().execute(async (trx) => {
     const component = await lockItem(trx, database.dialect, "components", id);
     if (!component || !visibleTo(caller, "components", component))
@@ -383,15 +406,26 @@ export async function checkoutComponent(
       note,
       origin,
     });
+    await queueNotifications(
+      { ...actor, trx: trx as AnyKysely },
+      {
+        action: "checkout",
+        item: { type: "component", id },
+        target: { type: "asset", id: assetId },
+        note,
+        quantity: asked,
+      },
+    );
   });
 }
 
 /** Takes `checkin_qty` units back from one check-out row; the row goes when nothing is left in it. */
 export async function checkinComponent(
-  { database, caller, origin }: Actor,
+  actor: Actor,
   pivotId: number,
   input: Record<string, unknown>,
 ): Promise<void> {
+  const { database, caller, origin } = actor;
   await database.db.transaction().execute(async (trx) => {
     const row = Number.isSafeInteger(pivotId)
       ? await trx
@@ -424,6 +458,16 @@ export async function checkinComponent(
       note,
       origin,
     });
+    await queueNotifications(
+      { ...actor, trx: trx as AnyKysely },
+      {
+        action: "checkin",
+        item: { type: "component", id: Number(row.component_id) },
+        target: { type: "asset", id: Number(row.asset_id) },
+        note,
+        quantity: asked,
+      },
+    );
   });
 }
 

@@ -24,6 +24,7 @@ import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./com
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { listParams } from "./listing.ts";
+import { queueNotifications } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
@@ -392,6 +393,7 @@ export async function createWithin(
     item: { type: definition.itemType, id: row.id },
     origin,
   });
+  await queueNotifications(context, { action: "create", item: { type: definition.itemType, id: row.id } });
   return row;
 }
 
@@ -443,12 +445,18 @@ export async function updateWithin(
     updated_at: storedNow(database.dialect),
   });
   const saved = await definition.afterSave?.(context, row, sent, before, input);
+  const changed = { ...meta, ...saved };
   await logAction(trx, database.dialect, {
     createdBy: caller.user.id,
     actionType: "update",
     item: { type: definition.itemType, id },
-    meta: { ...meta, ...saved },
+    meta: changed,
     origin,
+  });
+  await queueNotifications(context, {
+    action: "update",
+    item: { type: definition.itemType, id },
+    changes: changed,
   });
   return row;
 }

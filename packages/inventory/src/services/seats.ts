@@ -8,6 +8,7 @@ import { visibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, holderExists, usersById } from "./holders.ts";
 import { listParams } from "./listing.ts";
+import { queueNotifications } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
@@ -192,25 +193,33 @@ async function checkTargets(db: Executor, caller: Caller, values: Record<string,
 
 async function logSeatChange(
   trx: Executor,
-  { database, caller, origin }: Actor,
+  actor: Actor,
   licenseId: number,
   before: SeatRow,
   after: { assigned_to: number | null; asset_id: number | null },
   note: string | null,
 ) {
+  const { database, caller, origin } = actor;
   const checkin = after.assigned_to === null && after.asset_id === null;
   const holder = checkin ? before : after;
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: checkin ? "checkin from" : "checkout",
+  const entry = {
     item: { type: "license", id: licenseId },
     target:
       holder.asset_id !== null
         ? { type: "asset", id: Number(holder.asset_id) }
         : { type: "user", id: Number(holder.assigned_to) },
     note,
+  };
+  await logAction(trx, database.dialect, {
+    createdBy: caller.user.id,
+    actionType: checkin ? "checkin from" : "checkout",
+    ...entry,
     origin,
   });
+  await queueNotifications(
+    { ...actor, trx: trx as AnyKysely },
+    { action: checkin ? "checkin" : "checkout", ...entry },
+  );
 }
 
 /**
@@ -344,14 +353,19 @@ export async function releaseAssetSeats(
       held.map((seat) => Number(seat.id)),
     )
     .execute();
-  for (const seat of held)
-    await logAction(trx, database.dialect, {
-      createdBy: context.caller.user.id,
-      actionType: "checkin from",
+  for (const seat of held) {
+    const entry = {
       item: { type: "license", id: Number(seat.license_id) },
       // Whoever lost the seat: its user on a check-in, the asset on a delete.
       target:
         which === "user" ? { type: "user", id: Number(seat.assigned_to) } : { type: "asset", id: assetId },
+    };
+    await logAction(trx, database.dialect, {
+      createdBy: context.caller.user.id,
+      actionType: "checkin from",
+      ...entry,
       origin: context.origin,
     });
+    await queueNotifications(context, { action: "checkin", ...entry });
+  }
 }

@@ -1,10 +1,9 @@
-import { Forbidden, type HttpServer, type LoginLimits, readBool } from "@anvil/core";
+import { Forbidden, type HttpServer, type LoginLimits, readBool, signalQueuedDeliveries } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import { authenticate, type Credentials, sudo } from "../../services/auth.ts";
 import type { Storage } from "../../services/repositories.ts";
-import { signalQueuedDeliveries } from "../../services/webhook-events.ts";
 import { registerAdminAuths } from "./admin-auths.ts";
 import { registerAdminOrgs } from "./admin-orgs.ts";
 import { registerAdminUsers } from "./admin-users.ts";

@@ -1,6 +1,7 @@
 import { Forbidden, publicUrl } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
+import { WEB_PAGES } from "../../convert/format.ts";
 import {
   deleteImport,
   findImport,
@@ -25,18 +26,6 @@ import { IdParams } from "./resource.ts";
 // unless they are a superuser.
 
 const tags = ["imports"];
-
-/** Where the web UI lists what each import type made (Snipe-IT answers its route as `redirect_url`). */
-const LIST_PAGES: Readonly<Record<string, string>> = {
-  asset: "hardware",
-  accessory: "accessories",
-  consumable: "consumables",
-  component: "components",
-  license: "licenses",
-  user: "users",
-  location: "locations",
-  assetmodel: "models",
-};
 
 const PROCESS_RULES = {
   "import-type": `required|string|in:${IMPORT_TYPES.join(",")}`,
@@ -120,7 +109,7 @@ export function registerImports({ app, database, storage }: ApiContext): void {
         return reply.status(500).send({ status: "import-errors", messages: errors, payload: null });
       return {
         status: "success",
-        messages: { redirect_url: publicUrl(request.rootUrl, LIST_PAGES[importType]).href },
+        messages: { redirect_url: publicUrl(request.rootUrl, WEB_PAGES[importType]).href },
         payload: null,
       };
     },

@@ -1,4 +1,4 @@
-import { type HttpServer, TooManyRequests, Unauthorized } from "@anvil/core";
+import { type HttpServer, signalQueuedDeliveries, TooManyRequests, Unauthorized } from "@anvil/core";
 import { ReadOnlyToken } from "../../errors.ts";
 import { RESOURCES } from "../../resources/index.ts";
 import { withCompanyScope } from "../../services/companies.ts";
@@ -29,6 +29,7 @@ import { registerSettings } from "./settings.ts";
 import { registerStatuslabelExtras } from "./statuslabels.ts";
 import { registerTokens } from "./tokens.ts";
 import { registerUserRoutes } from "./users.ts";
+import { registerWebhooks } from "./webhooks.ts";
 
 export interface ApiOptions {
   /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE); 0: no limit. */
@@ -68,6 +69,12 @@ function guarded(scope: unknown, database: InventoryDatabase, options: ApiOption
     }
     if (caller.readOnly && !READS.has(request.method)) throw new ReadOnlyToken();
   });
+  // A change that queued notifications has committed once its answer is sent: the delivery
+  // workers of this process are woken then (core's signalQueuedDeliveries).
+  api.addHook("onResponse", (_request, _reply, done) => {
+    signalQueuedDeliveries();
+    done();
+  });
   return api;
 }
 
@@ -96,6 +103,7 @@ export async function registerApiV1(app: HttpServer, database: InventoryDatabase
       registerDepreciationReport(context);
       registerStatuslabelExtras(context);
       registerAccountRequests(context);
+      registerWebhooks(context);
     },
     { prefix: "/api/v1" },
   );

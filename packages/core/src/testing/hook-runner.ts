@@ -1,8 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Finished, freePort, startAnvil, waitFor } from "@anvil/core/testing";
+import { freePort } from "./app.ts";
+import { type Finished, startAnvil, waitFor } from "./processes.ts";
 
-// A real `anvil hooks` process for the forge's webhooks to reach: its hooks run a node script
+// A real `anvil hooks` process for a service's webhooks to reach: its hooks run a node script
 // (spawned without a shell) that appends the arguments it was given, one JSON list a line, to a
 // file the test reads back.
 
