@@ -48,6 +48,8 @@ export const BATCH_ROWS = 500;
  * mid-way) and may be processed again; a running one writes its progress after every batch.
  */
 const STALE_MS = 10 * 60 * 1000;
+/** Turns of the event loop left to other work between two batches. */
+const YIELDED_TURNS = 8;
 
 export const IMPORT_TYPES = Object.keys(IMPORTERS);
 
@@ -642,6 +644,10 @@ export async function processImport(
         },
       },
     );
+    // The rows of a batch run without waiting on anything outside (better-sqlite3 answers at
+    // once, the file is read ahead), so the server would answer no request until the import ends.
+    // A request takes a few turns of the event loop (accept, read, query, answer): it gets them.
+    for (let turn = 0; turn < YIELDED_TURNS; turn += 1) await new Promise((resolve) => setImmediate(resolve));
     if (!committed) return;
     for (const key of Object.keys(counts) as Array<keyof ImportCounts>) counts[key] += committed.added[key];
     for (const failed of committed.reported) errors[failed.label ?? `Row ${failed.line}`] = failed.errors;
