@@ -9,7 +9,7 @@ import { databaseUrl, type Settings } from "./settings.ts";
 // to wait on over HTTP. They work on the server's database whether it runs or not.
 
 /** Rows between the plain progress lines written when standard error is not a terminal. */
-const PROGRESS_LINE_EVERY = 5000;
+const PROGRESS_LINE_EVERY = 1000;
 
 type Load = (options: Record<string, unknown>, flags: SettingFlag[]) => Settings;
 type InventoryAdmin = typeof import("@anvil/inventory/admin");

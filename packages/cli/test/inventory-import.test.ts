@@ -17,7 +17,7 @@ forEachDatabase("anvil inventory import", (database) => {
 
   const anvil = (...args: string[]) =>
     runAnvil(["inventory", ...args, "--data-dir", dir.path, "--database", database.url]);
-  const ROWS = 6000;
+  const ROWS = 1200;
 
   test("imports a file as the first superuser, shows progress, reports failed rows, and re-runs as a no-op", async () => {
     const file = join(dir.path, "assets.csv");
@@ -54,8 +54,8 @@ forEachDatabase("anvil inventory import", (database) => {
     );
     assert.deepEqual(
       first.stderr.trimEnd().split("\n"),
-      ["5,000/6,000 rows, 1 failed", "6,000/6,000 rows, 1 failed"],
-      "not a terminal: a plain line every 5,000 rows and at the end",
+      ["1,000/1,200 rows, 1 failed", "1,200/1,200 rows, 1 failed"],
+      "not a terminal: a plain line every 1,000 rows and at the end",
     );
 
     const again = await anvil("import", file, "--update", "--type", "asset", "--username", "boss");

@@ -77,6 +77,22 @@ function undeleted(context: WriteContext, table: string, where: Record<string, u
 }
 
 /**
+ * Ids found by name, per transaction (an import's batch): hundreds of rows name the same few
+ * models and places. Only what was found is kept, never what a row created, which its savepoint
+ * may yet undo; a record found stays there, as the rows of an import delete nothing.
+ */
+const foundIds = new WeakMap<object, Map<string, number>>();
+
+function knownIds(context: WriteContext): Map<string, number> {
+  let known = foundIds.get(context.trx);
+  if (!known) {
+    known = new Map();
+    foundIds.set(context.trx, known);
+  }
+  return known;
+}
+
+/**
  * The id of the record named `name` (and matching `where`), created with `extra` when there is
  * none. A refusal to create it is reported under the CSV field that named it.
  */
@@ -89,12 +105,19 @@ async function named(
   extra: Input = {},
 ): Promise<number | undefined> {
   if (name === undefined) return undefined;
+  const known = knownIds(context);
+  const key = JSON.stringify([definition.table, name, where]);
+  const cached = known.get(key);
+  if (cached !== undefined) return cached;
   // Only the id: the name's partial unique index holds it, so the table itself is not read.
   const found = await undeleted(context, definition.table, { name, ...where })
     .select("id")
     .limit(1)
     .executeTakeFirst();
-  if (found) return Number(found.id);
+  if (found) {
+    known.set(key, Number(found.id));
+    return Number(found.id);
+  }
   try {
     return (await createWithin(context, definition, { name, ...where, ...extra })).id;
   } catch (error) {

@@ -135,7 +135,7 @@ forEachInventory(
     });
 
     test("progress is visible while an import runs, and it cannot be started twice at once", async () => {
-      const count = 3000;
+      const count = BATCH_ROWS * 4;
       const file = await uploaded(assetCsv("PR", count));
       const before = await progressOf(file.id);
       assert.deepEqual(
