@@ -1,9 +1,15 @@
+import { createLogger } from "@anvil/core";
 import type { Command } from "commander";
 import { addSettingOptions, type SettingFlag } from "./options.ts";
+import { progressOn } from "./progress.ts";
 import { databaseUrl, type Settings } from "./settings.ts";
 
 // `anvil inventory admin user create` and `… token create`: the first superuser and a token for
-// scripts, before anyone can call the API. They work on the server's database whether it runs or not.
+// scripts, before anyone can call the API; `anvil inventory import FILE`: a CSV import too large
+// to wait on over HTTP. They work on the server's database whether it runs or not.
+
+/** Rows between the plain progress lines written when standard error is not a terminal. */
+const PROGRESS_LINE_EVERY = 1000;
 
 type Load = (options: Record<string, unknown>, flags: SettingFlag[]) => Settings;
 type InventoryAdmin = typeof import("@anvil/inventory/admin");
@@ -27,6 +33,66 @@ async function withDatabase<T>(
 }
 
 export function addInventoryAdminCommands(inventory: Command, load: Load): void {
+  addSettingOptions(
+    inventory
+      .command("import")
+      .description("import a CSV file as POST /imports and /imports/process/{id} would, showing progress")
+      .argument(
+        "<file>",
+        "the CSV file (headers as the web importer's: Asset Tag, Item Name, Model Name, …)",
+      ),
+    flags,
+  )
+    .option(
+      "--type <type>",
+      "asset, accessory, consumable, component, license, user, location or assetmodel",
+      "asset",
+    )
+    .option(
+      "--update",
+      "update the records rows name (by asset tag, username or name) instead of refusing them",
+    )
+    .option("--username <name>", "the superuser the import acts as (default: the first superuser)")
+    .action(async (file: string, options: Record<string, unknown>) => {
+      const progress = progressOn(process.stderr, PROGRESS_LINE_EVERY);
+      const started = performance.now();
+      const settings = load(options, flags);
+      const result = await withDatabase(settings, async (admin, database) => {
+        try {
+          return await admin.adminImport(database, {
+            file,
+            dataDir: settings["data-dir"],
+            type: options.type as string,
+            update: options.update === true,
+            username: options.username as string | undefined,
+            logger: createLogger({ level: "warn", pretty: false, destination: process.stderr }),
+            progress: (counts, total) =>
+              progress.update(counts.processed, total, `rows, ${counts.failed} failed`),
+          });
+        } finally {
+          progress.end();
+        }
+      });
+      const { counts } = result;
+      const seconds = (performance.now() - started) / 1000;
+      const lines = [
+        `Import ${result.id}: ${counts.processed} of ${result.total} rows in ${seconds.toFixed(1)} s: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed.`,
+        ...result.errors.map(
+          (error) =>
+            `  row ${error.row}${error.name === null ? "" : ` (${error.name})`}: ${Object.entries(
+              error.messages,
+            )
+              .map(([field, message]) => `${field}: ${message}`)
+              .join("; ")}`,
+        ),
+      ];
+      if (counts.failed > result.errors.length)
+        lines.push(`  … and ${counts.failed - result.errors.length} more failed rows, not listed.`);
+      process.stdout.write(`${lines.join("\n")}\n`);
+      // Scripts see a partial import: the rows that held are kept, as the API's importer keeps them.
+      if (counts.failed > 0) process.exitCode = 1;
+    });
+
   const admin = inventory.command("admin").description("administer the inventory");
   const command = (group: Command, name: string, description: string) =>
     addSettingOptions(group.command(name).description(description), flags);

@@ -13,6 +13,7 @@ import { maintenancesKits } from "./0012_maintenances_kits.ts";
 import { settingsRequests } from "./0013_settings_requests.ts";
 import { tokenScopes } from "./0015_token_scopes.ts";
 import { webhooks } from "./0016_webhooks.ts";
+import { importProgress } from "./0017_import_progress.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -30,4 +31,5 @@ export const migrations: readonly NamedMigration[] = [
   settingsRequests,
   tokenScopes,
   webhooks,
+  importProgress,
 ];

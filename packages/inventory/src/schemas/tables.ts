@@ -383,6 +383,30 @@ export interface ImportTable {
   created_by: Ref;
   created_at: Time;
   updated_at: Time;
+  /** null until processed; then processing, completed or failed (an error stopped it). */
+  import_status: Text;
+  /** Data records of the file, counted when it is uploaded. */
+  rows_total: Ref;
+  rows_processed: Generated<number>;
+  rows_created: Generated<number>;
+  rows_updated: Generated<number>;
+  /** Rows of update mode whose record already held every value they give. */
+  rows_unchanged: Generated<number>;
+  rows_failed: Generated<number>;
+  started_at: Generated<Time | null>;
+  finished_at: Generated<Time | null>;
+}
+
+/** A row of an import that failed, and why; the first MAX_REPORTED_ROWS of each import. */
+export interface ImportErrorTable {
+  id: Generated<number>;
+  import_id: number;
+  /** The CSV line of the row, the header being line 1. */
+  row_number: number;
+  /** How the row names its record (item name, asset tag, username), when it does. */
+  name: string | null;
+  /** JSON object of field -> message. */
+  messages: string;
 }
 
 /** Snipe-IT's one settings row (only the settings something here reads). */
@@ -517,6 +541,7 @@ export interface InventoryTables {
   licenses: LicenseTable;
   license_seats: LicenseSeatTable;
   imports: ImportTable;
+  import_errors: ImportErrorTable;
   settings: SettingsTable;
   login_attempts: LoginAttemptTable;
   checkout_requests: CheckoutRequestTable;

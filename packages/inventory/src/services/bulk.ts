@@ -31,6 +31,11 @@ export interface BulkWork<Item, Answer> {
    * what no single route answers (a failure of the server), which rolls everything back.
    */
   settle: (error: unknown, item: Item) => BulkOutcome<Answer>;
+  /**
+   * Further writes of the same transaction once every item has its answer (an import's progress),
+   * so that they commit or roll back with the items.
+   */
+  finish?: (context: WriteContext, outcomes: readonly BulkOutcome<Answer>[]) => Promise<void>;
 }
 
 export interface BulkResult<Answer> {
@@ -71,6 +76,7 @@ export async function inOneTransaction<Item, Answer>(
         outcomes.push(outcome);
       }
       if (!options.partial && outcomes.some((outcome) => outcome.failed)) throw new RollBack();
+      await work.finish?.(context, outcomes);
     });
   } catch (error) {
     if (error instanceof RollBack) return { outcomes, committed: false };

@@ -61,12 +61,35 @@ function cost(text: string | undefined): string | undefined {
   return /^-?\d+(\.\d+)?$/.test(plain) ? plain : text;
 }
 
-/** The undeleted row of `table` whose `column` is exactly `value`. */
+/**
+ * The undeleted row of `table` whose columns hold `where`, the oldest when several do (an index
+ * lists equal keys by id). No ORDER BY, which made SQLite walk the table by id on some plans.
+ */
 async function rowWhere(context: WriteContext, table: string, where: Record<string, unknown>) {
-  let query = context.trx.selectFrom(table).selectAll().where("deleted_at", "is", null);
+  return (await undeleted(context, table, where).selectAll().limit(1).executeTakeFirst()) as Row | undefined;
+}
+
+function undeleted(context: WriteContext, table: string, where: Record<string, unknown>) {
+  let query = context.trx.selectFrom(table).where("deleted_at", "is", null);
   for (const [column, value] of Object.entries(where))
     query = value === null ? query.where(column, "is", null) : query.where(column, "=", value);
-  return (await query.orderBy("id").executeTakeFirst()) as Row | undefined;
+  return query;
+}
+
+/**
+ * Ids found by name, per transaction (an import's batch): hundreds of rows name the same few
+ * models and places. Only what was found is kept, never what a row created, which its savepoint
+ * may yet undo; a record found stays there, as the rows of an import delete nothing.
+ */
+const foundIds = new WeakMap<object, Map<string, number>>();
+
+function knownIds(context: WriteContext): Map<string, number> {
+  let known = foundIds.get(context.trx);
+  if (!known) {
+    known = new Map();
+    foundIds.set(context.trx, known);
+  }
+  return known;
 }
 
 /**
@@ -82,8 +105,19 @@ async function named(
   extra: Input = {},
 ): Promise<number | undefined> {
   if (name === undefined) return undefined;
-  const found = await rowWhere(context, definition.table, { name, ...where });
-  if (found) return Number(found.id);
+  const known = knownIds(context);
+  const key = JSON.stringify([definition.table, name, where]);
+  const cached = known.get(key);
+  if (cached !== undefined) return cached;
+  // Only the id: the name's partial unique index holds it, so the table itself is not read.
+  const found = await undeleted(context, definition.table, { name, ...where })
+    .select("id")
+    .limit(1)
+    .executeTakeFirst();
+  if (found) {
+    known.set(key, Number(found.id));
+    return Number(found.id);
+  }
   try {
     return (await createWithin(context, definition, { name, ...where, ...extra })).id;
   } catch (error) {
@@ -229,7 +263,9 @@ const asset: Importer = {
     input.company_id = await named(context, "company", companies, row.company);
     input.supplier_id = await named(context, "supplier", suppliers, row.supplier);
     const locationId = await named(context, "location", locations, row.location);
-    input.location_id = locationId;
+    // A checked-out asset stays where its holder is (given as it is, or a new default location
+    // would move it there); the row's location is where it returns to.
+    input.location_id = existing && existing.assigned_to !== null ? existing.location_id : locationId;
     input.rtd_location_id = locationId;
     // A row naming a person checks the asset out to them, unless it is out already.
     if (existing?.assigned_to === null || existing === undefined)

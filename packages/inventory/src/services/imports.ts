@@ -4,23 +4,27 @@ import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type AnyKysely, DomainError, Invalid, type Logger, type SavedUpload } from "@anvil/core";
+import { type AnyKysely, Conflict, DomainError, Invalid, type Logger, type SavedUpload } from "@anvil/core";
 import { CsvError, parse } from "csv-parse";
 import { sql } from "kysely";
-import { escaped, forHumans } from "../convert/format.ts";
+import { datetime, escaped, forHumans } from "../convert/format.ts";
 import type { Row } from "../repositories/records.ts";
 import type { RequestOrigin } from "./activity.ts";
+import { type BulkOutcome, inOneTransaction } from "./bulk.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { IMPORTERS, type ImportRow } from "./importers.ts";
 import { type Caller, isSuperuser } from "./permissions.ts";
-import { createWithin, duplicateAsInvalid, updateWithin } from "./resource.ts";
+import { createWithin, duplicateAsInvalid, updateChangedWithin, type WriteContext } from "./resource.ts";
 import { discard, extensionOf, generatedName, keep, type Storage, storedPath } from "./storage.ts";
 
 // CSV imports (spec §21): an upload is checked (a CSV, UTF-8 or transliterated to it, distinct
-// headers, readable to its end) and kept under a generated name; processing reads it again as a
-// stream and writes each row through its resource's own create or update. Each row is one
-// transaction: a row that fails leaves nothing behind, not even the category it would have
-// created, and the rows before and after it stand (as Snipe-IT's importer keeps the good rows).
+// headers, readable to its end, its rows counted) and kept under a generated name; processing
+// reads it again as a stream and writes each row through its resource's own create or update.
+// Rows are written BATCH_ROWS to a transaction, each in a savepoint of its own (services/bulk.ts):
+// a row that fails leaves nothing behind, not even the category it would have created, and the
+// rows before and after it stand (as Snipe-IT's importer keeps the good rows). Each batch's
+// transaction also records the import's progress and the rows that failed, so that what
+// GET /imports/{id} shows while it runs is always what is committed.
 
 /** Snipe-IT's accepted CSV types; a client extension of csv, tsv or txt also passes. */
 const CSV_TYPES = new Set([
@@ -35,8 +39,17 @@ const CSV_TYPES = new Set([
 const CSV_EXTENSIONS = new Set(["csv", "tsv", "txt"]);
 /** The longest record taken: a quote that never closes must not pull the whole file into memory. */
 const MAX_RECORD_BYTES = 1024 * 1024;
-/** Row errors kept for the answer; a file of a million bad rows reports the first ones. */
-const MAX_REPORTED_ROWS = 1000;
+/** Row errors kept for the answer and stored; a file of a million bad rows reports the first ones and counts the rest. */
+export const MAX_REPORTED_ROWS = 1000;
+/** Rows written in one transaction: one commit for many rows, yet a short hold of SQLite's write lock. */
+export const BATCH_ROWS = 500;
+/**
+ * An import whose progress has not moved for this long is taken as stopped (its process ended
+ * mid-way) and may be processed again; a running one writes its progress after every batch.
+ */
+const STALE_MS = 10 * 60 * 1000;
+/** Turns of the event loop left to other work between two batches. */
+const YIELDED_TURNS = 8;
 
 export const IMPORT_TYPES = Object.keys(IMPORTERS);
 
@@ -45,6 +58,8 @@ export const IMPORT_MESSAGES = {
   deleted: "Your file has been been successfully deleted",
   notDeleted: "The file was unable to be deleted",
   missingFile: "The selected file is invalid.",
+  notFound: "Import not found.",
+  busy: "This import is already being processed.",
 } as const;
 
 /** A refusal of an upload, which Snipe-IT answers with HTTP 422 and the envelope (spec §3). */
@@ -92,19 +107,25 @@ async function transliterate(path: string, directory: string): Promise<string> {
   return target;
 }
 
-/** The header and first row of a CSV file, once the whole file has been read without a fault. */
-async function firstRecords(path: string): Promise<{ header: string[]; first: string[] }> {
+/**
+ * The header, first row and number of data rows of a CSV file, once the whole file has been read
+ * without a fault.
+ */
+async function firstRecords(path: string): Promise<{ header: string[]; first: string[]; rows: number }> {
   const records: string[][] = [];
+  let count = 0;
   try {
-    for await (const record of createReadStream(path).pipe(csvParser()))
+    for await (const record of createReadStream(path).pipe(csvParser())) {
       if (records.length < 2) records.push(record as string[]);
+      count += 1;
+    }
   } catch (error) {
     if (error instanceof CsvError)
       throw new UploadRefused(`The file is not a readable CSV file: ${error.message}`);
     throw error;
   }
   if (records.length === 0) throw new UploadRefused("The file is empty: it has no header row.");
-  return { header: records[0], first: records[1] ?? [] };
+  return { header: records[0], first: records[1] ?? [], rows: count - 1 };
 }
 
 function duplicateHeaders(header: string[]): string[] {
@@ -128,10 +149,10 @@ async function checkUpload(upload: SavedUpload, storage: Storage, staged: string
     path = await transliterate(path, storage.incoming);
     staged.push(path);
   }
-  const { header, first } = await firstRecords(path);
+  const { header, first, rows } = await firstRecords(path);
   const duplicates = duplicateHeaders(header);
   if (duplicates.length > 0) throw new UploadRefused(duplicates.join("; "));
-  return { upload, path, header, first };
+  return { upload, path, header, first, rows };
 }
 
 /** Checks and keeps uploaded CSV files; all of them or, when one is refused, none. */
@@ -150,7 +171,7 @@ export async function storeImports(
     await mkdir(storage.imports, { recursive: true });
     const now = storedNow(database.dialect);
     const rows = [];
-    for (const { upload, path, header, first } of checked) {
+    for (const { upload, path, header, first, rows: total } of checked) {
       const name = generatedName("csv");
       kept.push(await keep(path, storage.imports, name));
       rows.push({
@@ -159,6 +180,7 @@ export async function storeImports(
         filesize: upload.size,
         header_row: JSON.stringify(header),
         first_row: JSON.stringify(first),
+        rows_total: total,
         created_by: caller.user.id,
         created_at: now,
         updated_at: now,
@@ -214,7 +236,10 @@ export async function deleteImport(
 ): Promise<boolean> {
   const row = await findImport(database, caller, id);
   if (!row) return false;
-  await (database.db as AnyKysely).deleteFrom("imports").where("id", "=", row.id).execute();
+  await (database.db as AnyKysely).transaction().execute(async (trx) => {
+    await trx.deleteFrom("import_errors").where("import_id", "=", row.id).execute();
+    await trx.deleteFrom("imports").where("id", "=", row.id).execute();
+  });
   await discard([storedPath(storage.imports, String(row.file_path))]);
   return true;
 }
@@ -234,7 +259,16 @@ function parsed(text: unknown): unknown {
   return typeof text === "string" ? JSON.parse(text) : null;
 }
 
-/** Snipe-IT's import object (ImportsTransformer). */
+function counter(value: unknown): number {
+  return Number(value ?? 0);
+}
+
+/**
+ * Snipe-IT's import object (ImportsTransformer), then how far processing has got: `import_status`
+ * (null before the first processing; processing, completed, or failed when an error of the server
+ * stopped it), the rows of the file (`rows_total`) and, of those read so far (`rows_processed`),
+ * how many made a record, updated one, found theirs already as given, or failed.
+ */
 export function presentImport(row: Row) {
   return {
     id: row.id,
@@ -246,7 +280,39 @@ export function presentImport(row: Row) {
     header_row: parsed(row.header_row),
     first_row: parsed(row.first_row),
     field_map: parsed(row.field_map),
+    import_status: (row.import_status as string | null) ?? null,
+    rows_total: row.rows_total === null || row.rows_total === undefined ? null : Number(row.rows_total),
+    rows_processed: counter(row.rows_processed),
+    rows_created: counter(row.rows_created),
+    rows_updated: counter(row.rows_updated),
+    rows_unchanged: counter(row.rows_unchanged),
+    rows_failed: counter(row.rows_failed),
+    started_at: datetime(row.started_at as string | Date | null),
+    finished_at: datetime(row.finished_at as string | Date | null),
   };
+}
+
+/** One failed row of an import: its CSV record number (the header is 1), its name, and why. */
+export interface ImportRowError {
+  row: number;
+  name: string | null;
+  messages: Record<string, string>;
+}
+
+/** The failed rows an import stored (the first MAX_REPORTED_ROWS), in file order. */
+export async function importErrors(database: InventoryDatabase, id: number): Promise<ImportRowError[]> {
+  const rows = await (database.db as AnyKysely)
+    .selectFrom("import_errors")
+    .select(["row_number", "name", "messages"])
+    .where("import_id", "=", id)
+    .orderBy("row_number")
+    .limit(MAX_REPORTED_ROWS)
+    .execute();
+  return rows.map((error) => ({
+    row: Number(error.row_number),
+    name: (error.name as string | null) ?? null,
+    messages: JSON.parse(String(error.messages)) as Record<string, string>,
+  }));
 }
 
 /** The default CSV header (lower-cased) of each field key; the key itself is also understood. */
@@ -399,7 +465,89 @@ async function backUp(database: InventoryDatabase, storage: Storage, logger: Log
   await discard(backups.slice(0, -KEPT_BACKUPS).map((file) => join(storage.backups, file)));
 }
 
-/** Processes an import: every row through its importer, each in its own transaction. */
+/** How an import's rows ended, so far. */
+export interface ImportCounts {
+  /** Data rows read, blank ones included. */
+  processed: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+/** What processing reports after each batch: the counts so far and the file's rows. */
+export type ImportProgress = (counts: Readonly<ImportCounts>, total: number) => void;
+
+/** A row that failed: its CSV record number, how it names its record, and each field's message. */
+interface FailedRow {
+  line: number;
+  label: string | null;
+  errors: Record<string, string>;
+}
+
+type RowOutcome = "created" | "updated" | "unchanged" | FailedRow;
+
+interface PendingRow {
+  line: number;
+  fields: ImportRow;
+}
+
+/**
+ * Marks an import as processing, its counts and stored errors cleared, unless it is processing
+ * already (and has moved within STALE_MS); in one transaction, so that two requests cannot both start it.
+ */
+async function claim(database: InventoryDatabase, row: Row, options: ProcessOptions, total: number) {
+  const now = storedNow(database.dialect);
+  const stale = new Date(Date.now() - STALE_MS);
+  const staleStored = now instanceof Date ? stale : stale.toISOString();
+  const claimed = await (database.db as AnyKysely).transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable("imports")
+      .set({
+        import_type: options.importType,
+        field_map: Object.keys(options.mappings).length > 0 ? JSON.stringify(options.mappings) : null,
+        import_status: "processing",
+        rows_total: total,
+        rows_processed: 0,
+        rows_created: 0,
+        rows_updated: 0,
+        rows_unchanged: 0,
+        rows_failed: 0,
+        started_at: now,
+        finished_at: null,
+        updated_at: now,
+      })
+      .where("id", "=", row.id)
+      .where((where) =>
+        where.or([
+          where("import_status", "is", null),
+          where("import_status", "!=", "processing"),
+          where("updated_at", "<", staleStored),
+        ]),
+      )
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx.deleteFrom("import_errors").where("import_id", "=", row.id).execute();
+    return true;
+  });
+  if (!claimed) throw new Conflict(IMPORT_MESSAGES.busy);
+}
+
+/** Ends an import's processing: completed, or failed when an error of the server stopped it. */
+async function settleImport(database: InventoryDatabase, id: unknown, status: "completed" | "failed") {
+  const now = storedNow(database.dialect);
+  await (database.db as AnyKysely)
+    .updateTable("imports")
+    .set({ import_status: status, finished_at: now, updated_at: now })
+    .where("id", "=", id)
+    .execute();
+}
+
+/**
+ * Processes an import: every row through its importer, BATCH_ROWS to a transaction, each row in
+ * a savepoint; answers the failed rows by name (the first MAX_REPORTED_ROWS) and the counts.
+ * In update mode a row whose record already holds every value it gives writes nothing.
+ */
 export async function processImport(
   database: InventoryDatabase,
   storage: Storage,
@@ -407,49 +555,131 @@ export async function processImport(
   row: Row,
   path: string,
   options: ProcessOptions,
-): Promise<ImportErrors> {
+  progress?: ImportProgress,
+): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
   const importer = IMPORTERS[options.importType.toLowerCase()];
-  const db = database.db as AnyKysely;
-  if (options.runBackup) await backUp(database, storage, context.logger);
-  await db
-    .updateTable("imports")
-    .set({
-      import_type: options.importType,
-      field_map: Object.keys(options.mappings).length > 0 ? JSON.stringify(options.mappings) : null,
-      updated_at: storedNow(database.dialect),
-    })
-    .where("id", "=", row.id)
-    .execute();
+  const total =
+    row.rows_total === null || row.rows_total === undefined
+      ? (await firstRecords(path)).rows
+      : Number(row.rows_total);
+  await claim(database, row, options, total);
   const errors: ImportErrors = {};
-  let reported = 0;
-  let keys: Array<string | undefined> | undefined;
-  let line = 1;
-  for await (const record of createReadStream(path).pipe(csvParser())) {
-    if (!keys) {
-      keys = columnKeys(record as string[], options.mappings);
-      continue;
-    }
-    line += 1;
-    const fields = rowOf(record as string[], keys);
-    if (Object.keys(fields).length === 0) continue;
-    try {
-      await db.transaction().execute(async (trx) => {
-        const write = { database, trx, caller: context.caller, origin: context.origin };
-        const existing = await importer.existing(write, fields);
-        if (existing && !options.update)
-          throw new Invalid("The given data was invalid.", {
-            [importer.definition.unique.field]: [importer.definition.unique.message],
-          });
-        const input = await importer.input(write, fields, existing);
-        if (existing) await updateWithin(write, importer.definition, existing.id, input);
-        else await createWithin(write, importer.definition, input);
+  const counts: ImportCounts = { processed: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
+
+  const writeRow = async (write: WriteContext, fields: ImportRow): Promise<RowOutcome> => {
+    const existing = await importer.existing(write, fields);
+    if (existing && !options.update)
+      throw new Invalid("The given data was invalid.", {
+        [importer.definition.unique.field]: [importer.definition.unique.message],
       });
-    } catch (error) {
-      const failure = rowErrors(duplicateAsInvalid(importer.definition, error));
-      if (!failure) throw error;
-      if (reported < MAX_REPORTED_ROWS) errors[importer.label(fields) ?? `Row ${line}`] = failure;
-      reported += 1;
+    const input = await importer.input(write, fields, existing);
+    if (!existing) {
+      await createWithin(write, importer.definition, input);
+      return "created";
     }
+    return (await updateChangedWithin(write, importer.definition, Number(existing.id), input))
+      ? "updated"
+      : "unchanged";
+  };
+
+  /** A batch's counts and the failures it reports, stored with it and added up once it commits. */
+  const tally = (outcomes: readonly BulkOutcome<RowOutcome>[], read: number) => {
+    const added: ImportCounts = { processed: read, created: 0, updated: 0, unchanged: 0, failed: 0 };
+    const reported: FailedRow[] = [];
+    for (const { answer } of outcomes) {
+      if (typeof answer === "string") added[answer] += 1;
+      else {
+        if (counts.failed + added.failed < MAX_REPORTED_ROWS) reported.push(answer);
+        added.failed += 1;
+      }
+    }
+    return { added, reported };
+  };
+
+  const runBatch = async (batch: readonly PendingRow[], read: number) => {
+    let committed: ReturnType<typeof tally> | undefined;
+    await inOneTransaction<PendingRow, RowOutcome>(
+      database,
+      context.caller,
+      context.origin,
+      batch,
+      { partial: true },
+      {
+        run: async (write, pending) => ({ answer: await writeRow(write, pending.fields), failed: false }),
+        settle: (error, pending) => {
+          const failure = rowErrors(duplicateAsInvalid(importer.definition, error));
+          if (!failure) throw error;
+          return {
+            answer: { line: pending.line, label: importer.label(pending.fields) ?? null, errors: failure },
+            failed: true,
+          };
+        },
+        finish: async (write, outcomes) => {
+          const { added, reported } = tally(outcomes, read);
+          if (reported.length > 0)
+            await write.trx
+              .insertInto("import_errors")
+              .values(
+                reported.map((failed) => ({
+                  import_id: row.id,
+                  row_number: failed.line,
+                  name: failed.label,
+                  messages: JSON.stringify(failed.errors),
+                })),
+              )
+              .execute();
+          await write.trx
+            .updateTable("imports")
+            .set((set) => ({
+              rows_processed: set("rows_processed", "+", added.processed),
+              rows_created: set("rows_created", "+", added.created),
+              rows_updated: set("rows_updated", "+", added.updated),
+              rows_unchanged: set("rows_unchanged", "+", added.unchanged),
+              rows_failed: set("rows_failed", "+", added.failed),
+              updated_at: storedNow(database.dialect),
+            }))
+            .where("id", "=", row.id)
+            .execute();
+          committed = { added, reported };
+        },
+      },
+    );
+    // The rows of a batch run without waiting on anything outside (better-sqlite3 answers at
+    // once, the file is read ahead), so the server would answer no request until the import ends.
+    // A request takes a few turns of the event loop (accept, read, query, answer): it gets them.
+    for (let turn = 0; turn < YIELDED_TURNS; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    if (!committed) return;
+    for (const key of Object.keys(counts) as Array<keyof ImportCounts>) counts[key] += committed.added[key];
+    for (const failed of committed.reported) errors[failed.label ?? `Row ${failed.line}`] = failed.errors;
+    progress?.(counts, total);
+  };
+
+  try {
+    if (options.runBackup) await backUp(database, storage, context.logger);
+    let keys: Array<string | undefined> | undefined;
+    let line = 1;
+    let batch: PendingRow[] = [];
+    let blank = 0;
+    for await (const record of createReadStream(path).pipe(csvParser())) {
+      if (!keys) {
+        keys = columnKeys(record as string[], options.mappings);
+        continue;
+      }
+      line += 1;
+      const fields = rowOf(record as string[], keys);
+      if (Object.keys(fields).length === 0) blank += 1;
+      else batch.push({ line, fields });
+      if (batch.length + blank >= BATCH_ROWS) {
+        await runBatch(batch, batch.length + blank);
+        batch = [];
+        blank = 0;
+      }
+    }
+    if (batch.length + blank > 0) await runBatch(batch, batch.length + blank);
+  } catch (error) {
+    await settleImport(database, row.id, "failed");
+    throw error;
   }
-  return errors;
+  await settleImport(database, row.id, "completed");
+  return { errors, counts };
 }

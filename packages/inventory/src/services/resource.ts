@@ -412,15 +412,21 @@ export async function updateResource(
   );
 }
 
-/** An update inside the caller's transaction. */
-export async function updateWithin(
+/** What an update would store, worked out (validated, prepared) before anything is written. */
+interface PlannedUpdate {
+  before: Row;
+  sent: Record<string, unknown>;
+  changes: Record<string, unknown>;
+}
+
+async function planUpdate(
   context: WriteContext,
   definition: ResourceDefinition,
   id: number,
   input: Record<string, unknown>,
-  server: ServerColumns = {},
-): Promise<Row> {
-  const { database, trx, caller, origin } = context;
+  server: ServerColumns,
+): Promise<PlannedUpdate> {
+  const { database, trx, caller } = context;
   const before = await findResource(database, definition, id, trx, caller);
   // Laravel validates the model as it would be saved: what is stored, overlaid with the input. A
   // required field stored in a form of its own (a category's type) keeps its stored value too.
@@ -434,7 +440,17 @@ export async function updateWithin(
   const values = await validate(trx, merged, definition.rules, definition.customMessages);
   const sent = Object.fromEntries(Object.entries(values).filter(([field]) => field in input));
   const extra = (await definition.prepare?.(context, sent, before)) ?? {};
-  const changes = { ...stored(definition, caller, sent, false), ...extra, ...server };
+  return { before, sent, changes: { ...stored(definition, caller, sent, false), ...extra, ...server } };
+}
+
+async function writeUpdate(
+  context: WriteContext,
+  definition: ResourceDefinition,
+  id: number,
+  input: Record<string, unknown>,
+  { before, sent, changes }: PlannedUpdate,
+): Promise<Row> {
+  const { database, trx, caller, origin } = context;
   const logged = definition.logged ?? definition.columns;
   const meta = changedFields(
     before,
@@ -459,6 +475,54 @@ export async function updateWithin(
     changes: changed,
   });
   return row;
+}
+
+/** An update inside the caller's transaction. */
+export async function updateWithin(
+  context: WriteContext,
+  definition: ResourceDefinition,
+  id: number,
+  input: Record<string, unknown>,
+  server: ServerColumns = {},
+): Promise<Row> {
+  return writeUpdate(
+    context,
+    definition,
+    id,
+    input,
+    await planUpdate(context, definition, id, input, server),
+  );
+}
+
+/**
+ * An update inside the caller's transaction that writes nothing (no new updated_at, no activity
+ * entry) when the input only repeats what the row stores: every field is a column of the row and
+ * each stored value, once validated and prepared, equals the one there. An input with anything
+ * else (a check-out, custom values, a password) is always written. Undefined when unchanged.
+ */
+export async function updateChangedWithin(
+  context: WriteContext,
+  definition: ResourceDefinition,
+  id: number,
+  input: Record<string, unknown>,
+): Promise<Row | undefined> {
+  const plan = await planUpdate(context, definition, id, input, {});
+  const columnsOnly = Object.keys(input).every((field) => definition.columns.includes(field));
+  const changed = Object.values(changedFields(plan.before, plan.changes)).some(
+    (change) => !sameNumber(change.old, change.new),
+  );
+  if (columnsOnly && !changed) return undefined;
+  return writeUpdate(context, definition, id, input, plan);
+}
+
+/**
+ * Whether a stored number (a numeric column reads back as one on both databases) equals the
+ * text given for it: a price stored as 1299.5 is what `1299.50` gives again.
+ */
+function sameNumber(stored: unknown, given: unknown): boolean {
+  return (
+    typeof stored === "number" && typeof given === "string" && given.trim() !== "" && Number(given) === stored
+  );
 }
 
 export async function deleteResource(

@@ -1,4 +1,4 @@
-import { Forbidden, publicUrl } from "@anvil/core";
+import { Forbidden, NotFound, publicUrl } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { WEB_PAGES } from "../../convert/format.ts";
@@ -7,6 +7,7 @@ import {
   findImport,
   IMPORT_MESSAGES,
   IMPORT_TYPES,
+  importErrors,
   importFile,
   listImports,
   presentImport,
@@ -23,7 +24,8 @@ import { IdParams } from "./resource.ts";
 
 // /imports (spec §21): upload CSV files (multipart `files[]`), list them, process one into records,
 // delete one. All behind the `import` permission; a user sees and processes only their own uploads
-// unless they are a superuser.
+// unless they are a superuser. GET /imports/{id}, which Snipe-IT does not have, shows one import
+// with its progress and failed rows, so that a client can follow a long processing from elsewhere.
 
 const tags = ["imports"];
 
@@ -59,6 +61,13 @@ export function registerImports({ app, database, storage }: ApiContext): void {
     return (await listImports(database, caller)).map(presentImport);
   });
 
+  app.get("/imports/:id", { schema: { tags, params: IdParams } }, async (request) => {
+    const caller = importer(request);
+    const row = await findImport(database, caller, idParam(request));
+    if (!row) throw new NotFound(IMPORT_MESSAGES.notFound);
+    return { ...presentImport(row), errors: await importErrors(database, Number(row.id)) };
+  });
+
   app.post(
     "/imports",
     // The permission is checked before the body is read, so no file is staged without it.
@@ -92,7 +101,7 @@ export function registerImports({ app, database, storage }: ApiContext): void {
           .status(500)
           .send({ status: "import-errors", messages: [[IMPORT_MESSAGES.missingFile]], payload: null });
       const importType = String(values["import-type"]).toLowerCase();
-      const errors = await processImport(
+      const { errors } = await processImport(
         database,
         storage,
         { caller, origin: originOf(request), logger: request.log },
