@@ -187,7 +187,8 @@ forEachDatabase("outbox worker", (database) => {
     receiver.on("/big", (_request, response) => response.writeHead(200).end("x".repeat(200 * 1024)));
     const [hanging] = await queue(request("/hang"));
     const quick = await queue(...Array.from({ length: 6 }, () => request("/quick")), request("/big"));
-    await withWorker({ timeoutMs: 1500, concurrency: 2 }, async (wake) => {
+    // Long enough for the seven quick ones to go through two slots on a loaded machine first.
+    await withWorker({ timeoutMs: 4000, concurrency: 2 }, async (wake) => {
       wake();
       for (const q of quick) assert.equal((await settled(db, TOPIC, nextTopicId, q.id)).status, "delivered");
       const stuck = await db
@@ -198,8 +199,8 @@ forEachDatabase("outbox worker", (database) => {
       assert.equal(stuck.status, "pending", "the others were delivered while the hanging one waited");
       const timedOut = await settled(db, TOPIC, nextTopicId, hanging.id);
       assert.equal(timedOut.status, "failed");
-      assert.match(timedOut.error ?? "", /timed out after 1500 ms/);
-      assert.ok((timedOut.durationMs ?? 0) >= 1400);
+      assert.match(timedOut.error ?? "", /timed out after 4000 ms/);
+      assert.ok((timedOut.durationMs ?? 0) >= 3900);
     });
     const big = await settled(db, TOPIC, nextTopicId, quick[quick.length - 1].id);
     assert.equal(big.responseBody?.length, 64 * 1024);
