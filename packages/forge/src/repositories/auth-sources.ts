@@ -85,13 +85,16 @@ export async function claimAuthSourceSync(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Records a sync run by hand, so the periodic one waits a whole period after it. */
+/**
+ * Sets when the source was last synced: now for a sync run by hand, so the periodic one waits a
+ * whole period after it, or back to what it was when a claimed sync failed.
+ */
 export async function noteAuthSourceSync(
   db: Kysely<ForgeTables>,
   id: number,
-  now: string | Date,
+  when: string | Date | null,
 ): Promise<void> {
-  await db.updateTable("auth_source").set({ synced_at: now }).where("id", "=", id).execute();
+  await db.updateTable("auth_source").set({ synced_at: when }).where("id", "=", id).execute();
 }
 
 /** Accounts of a source, for a sync to compare with the directory. */

@@ -5,6 +5,7 @@ import {
   accountsOfSource,
   activeAuthSources,
   claimAuthSourceSync,
+  noteAuthSourceSync,
 } from "../repositories/auth-sources.ts";
 import type { ForgeDatabase } from "./accounts.ts";
 import { allowsDeactivateAll, directorySettings } from "./auth-sources.ts";
@@ -126,12 +127,14 @@ export function startDirectorySync(
         if (!claimed) continue;
         try {
           const report = await syncAuthSource(database, source);
-          logger.info({ report }, "directory synchronized");
+          logger.info({ report, started: now.toISOString() }, "directory synchronized");
         } catch (error) {
           logger.warn(
             { source: source.name, reason: error instanceof Error ? error.message : String(error) },
             "directory sync failed",
           );
+          // A failed sync is not the period's: the next check tries again.
+          await noteAuthSourceSync(database.db, source.id, source.synced_at);
         }
       }
     });

@@ -33,7 +33,8 @@ export const WEBHOOK_MESSAGES = {
   delete: "Webhook deleted successfully.",
 };
 
-const RULES = {
+/** The fields an endpoint takes (a create also requires name and url). */
+export const WEBHOOK_RULES = {
   name: "string|min:1|max:191",
   url: "url|max:2048",
   secret: "nullable|string|max:1024",
@@ -78,7 +79,9 @@ function httpUrl(url: string): boolean {
 }
 
 async function checked(db: AnyKysely, input: Record<string, unknown>, creating: boolean) {
-  const rules = creating ? { ...RULES, name: `required|${RULES.name}`, url: `required|${RULES.url}` } : RULES;
+  const rules = creating
+    ? { ...WEBHOOK_RULES, name: `required|${WEBHOOK_RULES.name}`, url: `required|${WEBHOOK_RULES.url}` }
+    : WEBHOOK_RULES;
   const values = await validate(db, input, rules);
   const changes: Record<string, unknown> = {};
   const errors: Record<string, string[]> = {};

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { requireSuperuser } from "../../services/permissions.ts";
+import { bodySchema } from "../../services/validation.ts";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -7,6 +8,7 @@ import {
   listWebhookEndpoints,
   updateWebhookEndpoint,
   WEBHOOK_MESSAGES,
+  WEBHOOK_RULES,
   webhookDeliveries,
 } from "../../services/webhooks.ts";
 import { type ApiContext, callerOf, idParam, success } from "./context.ts";
@@ -40,7 +42,8 @@ export function registerWebhooks({ app, database }: ApiContext): void {
     return listWebhookEndpoints(database);
   });
 
-  app.post("/webhooks", { schema: { tags }, config: superusersOnly }, async (request) => {
+  const body = bodySchema(WEBHOOK_RULES);
+  app.post("/webhooks", { schema: { tags, body }, config: superusersOnly }, async (request) => {
     const webhook = await createWebhookEndpoint(database, superuser(request), bodyOf(request));
     return success(WEBHOOK_MESSAGES.create, webhook);
   });
@@ -57,15 +60,19 @@ export function registerWebhooks({ app, database }: ApiContext): void {
       await updateWebhookEndpoint(database, idParam(request), bodyOf(request)),
     );
   };
-  const writes = { schema: { tags, params: IdParams }, config: superusersOnly };
+  const writes = { schema: { tags, params: IdParams, body }, config: superusersOnly };
   app.patch("/webhooks/:id", writes, update);
   app.put("/webhooks/:id", writes, update);
 
-  app.delete("/webhooks/:id", writes, async (request) => {
-    superuser(request);
-    await deleteWebhookEndpoint(database, idParam(request));
-    return success(WEBHOOK_MESSAGES.delete);
-  });
+  app.delete(
+    "/webhooks/:id",
+    { schema: { tags, params: IdParams }, config: superusersOnly },
+    async (request) => {
+      superuser(request);
+      await deleteWebhookEndpoint(database, idParam(request));
+      return success(WEBHOOK_MESSAGES.delete);
+    },
+  );
 
   app.get(
     "/webhooks/:id/deliveries",
