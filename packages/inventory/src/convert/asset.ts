@@ -1,4 +1,4 @@
-import type { AnyKysely } from "@anvil/core";
+import { type AnyKysely, keptRows } from "@anvil/core";
 import { namesOf, type Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { customFieldsOf } from "../services/custom-values.ts";
@@ -48,7 +48,7 @@ function holderIds(rows: Row[], type: HolderType): number[] {
 
 async function byId(db: AnyKysely, table: string, wanted: number[], columns: string[]) {
   if (wanted.length === 0) return new Map<number, Row>();
-  const rows = (await db.selectFrom(table).select(columns).where("id", "in", wanted).execute()) as Row[];
+  const rows = (await keptRows(db, db.selectFrom(table).select(columns).where("id", "in", wanted))) as Row[];
   return new Map(rows.map((row) => [Number(row.id), row]));
 }
 

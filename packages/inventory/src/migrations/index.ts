@@ -12,6 +12,7 @@ import { activitySecrets } from "./0011_activity_secrets.ts";
 import { maintenancesKits } from "./0012_maintenances_kits.ts";
 import { settingsRequests } from "./0013_settings_requests.ts";
 import { tokenScopes } from "./0015_token_scopes.ts";
+import { assetSearch } from "./0018_asset_search.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly NamedMigration[] = [
   maintenancesKits,
   settingsRequests,
   tokenScopes,
+  assetSearch,
 ];
