@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type AnyKysely, containsText } from "@anvil/core";
 import { sql } from "kysely";
+import { seededRandom } from "../../../core/test/fuzz/random.ts";
 import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
 import { api, forEachInventory } from "../support/inventory.ts";
 
@@ -20,19 +21,12 @@ const OWN_COLUMNS = ["name", "asset_tag", "serial", "order_number", "notes", "pu
  */
 const ALPHABET = "jwzJWZ0245789 %_\\\"'éÉ.";
 
-/** A small seeded generator, so that a failure can be replayed. */
+/** Random text from the alphabet, seeded (core's generator), so that a failure can be replayed. */
 function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const below = (n: number) => Math.floor(next() * n);
-  const text = (length: number) => Array.from({ length }, () => ALPHABET[below(ALPHABET.length)]).join("");
-  return { below, text, chance: (p: number) => next() < p };
+  const generator = seededRandom(seed);
+  const below = (n: number) => generator.int(0, n - 1);
+  const text = (length: number) => Array.from({ length }, () => generator.pick([...ALPHABET])).join("");
+  return { below, text, chance: generator.chance };
 }
 
 forEachInventory("inventory API: asset search by its substring index", (inventory) => {
