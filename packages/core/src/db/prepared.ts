@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { type Compilable, CompiledQuery, type Kysely, type SelectQueryBuilder } from "kysely";
+import type { AnyKysely } from "./database.ts";
 import { countQuery, dialectOf } from "./dialect.ts";
 import type { ReadBatch } from "./read-batch.ts";
 import { bindable } from "./statement-cache.ts";
@@ -115,10 +116,7 @@ const keptStates = new WeakMap<object, KeptState>();
  * this process, any commit by another), so a list asked again over unchanged data costs its
  * compilation and a map lookup. The rows come back frozen, on both databases.
  */
-export async function keptRows<Tables, Row>(
-  db: Kysely<Tables>,
-  query: Compilable<Row>,
-): Promise<readonly Row[]> {
+export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Promise<readonly Row[]> {
   const compiled = query.compile();
   const connection = directConnections.get(db);
   if (connection === undefined || !connection.batch.enter())
@@ -147,6 +145,6 @@ export async function keptCount<DB, TB extends keyof DB, O>(
   db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number> {
-  const [row] = await keptRows(db, countQuery(db, query));
+  const [row] = await keptRows(db as AnyKysely, countQuery(db, query));
   return Number(row.count);
 }
