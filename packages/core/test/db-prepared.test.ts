@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Generated, Kysely } from "kysely";
-import { addIdColumn, createDb, type Database, prepared, RowMemo } from "../src/db/index.ts";
+import {
+  addIdColumn,
+  createDb,
+  type Database,
+  keptCount,
+  keptRows,
+  prepared,
+  RowMemo,
+} from "../src/db/index.ts";
 import { sideTable } from "../src/db/read-batch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
@@ -158,5 +166,28 @@ forEachDatabase("prepared queries", (database) => {
     assert.notEqual(await toolByName(db, "hammer"), kept);
     await db.updateTable("tool").set({ colour: "grey" }).where("name", "=", "hammer").execute();
     assert.equal(await colourOf(db, "hammer"), "grey");
+  });
+
+  test("keptRows and keptCount answer a built query as prepared() does: kept on SQLite until any write, or another connection's commit", async () => {
+    const colours = (name: string) => db.selectFrom("tool").select("colour").where("name", "=", name);
+    const kept = await keptRows(db, colours("saw"));
+    assert.ok(Object.isFrozen(kept) && Object.isFrozen(kept[0]));
+    assert.equal((await keptRows(db, colours("saw"))) === kept, handle.dialect === "sqlite");
+    assert.notEqual(await keptRows(db, colours("hammer")), kept, "other parameters are another query");
+    const counted = await keptCount(db, db.selectFrom("tool").selectAll());
+    await db.insertInto("tool").values({ name: "plane", colour: "brown" }).execute();
+    assert.equal(await keptCount(db, db.selectFrom("tool").selectAll()), counted + 1);
+    await other.db.updateTable("tool").set({ colour: "violet" }).where("name", "=", "saw").execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(await keptRows(db, colours("saw")), [{ colour: "violet" }]);
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable("tool").set({ colour: "white" }).where("name", "=", "saw").execute();
+      assert.deepEqual(
+        await keptRows(trx, trx.selectFrom("tool").select("colour").where("name", "=", "saw")),
+        [{ colour: "white" }],
+        "a transaction reads its own rows",
+      );
+    });
+    assert.deepEqual(await keptRows(db, colours("saw")), [{ colour: "white" }]);
   });
 });

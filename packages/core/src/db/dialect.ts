@@ -65,11 +65,15 @@ export async function countRows<DB, TB extends keyof DB, O>(
   db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number> {
-  const row = await (db as AnyKysely)
-    .selectFrom(query.clearOrderBy().clearLimit().clearOffset().as("counted"))
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .executeTakeFirstOrThrow();
+  const row = await countQuery(db, query).executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** The query countRows runs. */
+export function countQuery<DB, TB extends keyof DB, O>(db: Kysely<DB>, query: SelectQueryBuilder<DB, TB, O>) {
+  return (db as AnyKysely)
+    .selectFrom(query.clearOrderBy().clearLimit().clearOffset().as("counted"))
+    .select((eb) => eb.fn.countAll<number>().as("count"));
 }
 
 /**

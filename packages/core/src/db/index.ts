@@ -26,14 +26,17 @@ export {
   toStoredTime,
 } from "./dialect.ts";
 export { type MigrationReport, migrate, type NamedMigration } from "./migrator.ts";
-export { prepared } from "./prepared.ts";
+export { keptCount, keptRows, prepared } from "./prepared.ts";
 export { RowMemo } from "./row-memo.ts";
 export {
+  containingDocs,
   createTextIndex,
   indexText,
   indexTexts,
   matchingDocs,
   removeText,
+  type SubstringIndex,
+  substringMatch,
   type TextIndexOptions,
   textMatch,
 } from "./text-search.ts";

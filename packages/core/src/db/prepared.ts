@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { type Compilable, CompiledQuery, type Kysely } from "kysely";
-import { dialectOf } from "./dialect.ts";
+import { type Compilable, CompiledQuery, type Kysely, type SelectQueryBuilder } from "kysely";
+import type { AnyKysely } from "./database.ts";
+import { countQuery, dialectOf } from "./dialect.ts";
 import type { ReadBatch } from "./read-batch.ts";
 import { bindable } from "./statement-cache.ts";
 
@@ -95,4 +96,55 @@ export function prepared<Tables, Row, Args extends (string | number)[]>(
     }
     return rows;
   };
+}
+
+/** Rows kept in all by keptRows per connection; beyond them, the kept results start over. */
+const KEPT_ROWS = 20_000;
+
+interface KeptState {
+  generation: number;
+  rows: number;
+  results: Map<string, readonly unknown[]>;
+}
+
+const keptStates = new WeakMap<object, KeptState>();
+
+/**
+ * A select built per request (a list with its filters, sort and page) whose result is kept as
+ * prepared() keeps its own: on SQLite, outside kysely's transactions, the same SQL with the same
+ * parameters answers the rows read before until the connection's generation moves (any write by
+ * this process, any commit by another), so a list asked again over unchanged data costs its
+ * compilation and a map lookup. The rows come back frozen, on both databases.
+ */
+export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Promise<readonly Row[]> {
+  const compiled = query.compile();
+  const connection = directConnections.get(db);
+  if (connection === undefined || !connection.batch.enter())
+    return frozen((await db.executeQuery<Row>(compiled)).rows);
+  const generation = connection.batch.generation;
+  let state = keptStates.get(db);
+  if (state === undefined || state.generation !== generation || state.rows > KEPT_ROWS) {
+    state = { generation, rows: 0, results: new Map() };
+    keptStates.set(db, state);
+  }
+  const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const kept = state.results.get(key) as readonly Row[] | undefined;
+  if (kept !== undefined) return kept;
+  const rows = frozen((await db.executeQuery<Row>(compiled)).rows);
+  // A write between the look-up and the read (another request's, while this one awaited) makes
+  // the rows newer than the generation they would be kept under: they are answered, not kept.
+  if (connection.batch.generation === generation) {
+    state.rows += rows.length + 1;
+    state.results.set(key, rows);
+  }
+  return rows;
+}
+
+/** countRows, its answer kept as keptRows keeps rows. */
+export async function keptCount<DB, TB extends keyof DB, O>(
+  db: Kysely<DB>,
+  query: SelectQueryBuilder<DB, TB, O>,
+): Promise<number> {
+  const [row] = await keptRows(db as AnyKysely, countQuery(db, query));
+  return Number(row.count);
 }

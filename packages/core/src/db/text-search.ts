@@ -18,10 +18,17 @@
  *
  * `textMatch` is the filter to use (`where(textMatch(…))`); `matchingDocs` the matches as rows,
  * for a join.
+ *
+ * A substring index (`substringOf`) is the other kind, for a search that must keep a LIKE
+ * '%term%' scan's answers exactly (Snipe-IT's search): a trigram index (FTS5's `trigram`
+ * tokenizer, pg_trgm's GIN operator class) of some columns of the documents, which the database
+ * itself keeps from triggers on the documents' table, so that no write path can forget it. It only
+ * narrows: `substringMatch` reads the candidates from the index and checks each with the very
+ * `containsText` a scan would use, so case folding and the columns' boundaries stay the scan's.
  */
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { AnyKysely } from "./database.ts";
-import { dialectOf } from "./dialect.ts";
+import { containsText, dialectOf } from "./dialect.ts";
 
 /** Longer words are indexed and searched by their first this many characters. */
 const MAX_WORD_CHARS = 64;
@@ -42,7 +49,25 @@ export interface TextIndexOptions {
    * then deletes its entry, so that no service has to remember every way a document goes away.
    */
   documents?: string;
+  /**
+   * Makes it a substring index of these columns of `documents` (which it then requires), kept by
+   * triggers on that table: no `indexText` calls; `substringMatch` queries it.
+   */
+  substringOf?: readonly string[];
 }
+
+/** A substring index as `substringMatch` reads it: what `createTextIndex` was given. */
+export interface SubstringIndex {
+  name: string;
+  documents: string;
+  columns: readonly string[];
+}
+
+/**
+ * Shorter terms have no trigram to look up: they are matched by scanning the documents, as
+ * without an index (a LIKE of one or two characters matches a large share of rows anyway).
+ */
+const MIN_SUBSTRING_CHARS = 3;
 
 function checkName(name: string): string {
   if (!INDEX_NAME.test(name))
@@ -74,6 +99,10 @@ export async function createTextIndex(
 ): Promise<void> {
   const table = sql.table(checkName(name));
   const documents = options.documents === undefined ? undefined : checkName(options.documents);
+  if (options.substringOf !== undefined) {
+    if (documents === undefined) throw new Error(`substring index "${name}" needs its documents' table`);
+    return createSubstringIndex(db, { name, documents, columns: options.substringOf.map(checkName) });
+  }
   if (dialectOf(db) === "sqlite") {
     // Contentless (the words are not stored twice), the document id as rowid; contentless_delete
     // lets an entry be replaced and deleted.
@@ -102,6 +131,68 @@ export async function createTextIndex(
   await sql`create index ${sql.id(`${name}_tsv`)} on ${table} using gin (tsv) with (fastupdate = off)`.execute(
     db,
   );
+}
+
+/**
+ * The indexed text of a document: its columns as text, a line each; `new.` in a trigger (plain
+ * names: both engines' triggers call the new row so, unquoted, and the columns were checked).
+ */
+function substringText(row: "new" | undefined, columns: readonly string[]) {
+  return sql.join(
+    columns.map(
+      (column) =>
+        sql`coalesce(cast(${sql.raw(row === undefined ? column : `${row}.${column}`)} as text), '')`,
+    ),
+    sql` || ${sql.lit("\n")} || `,
+  );
+}
+
+async function createSubstringIndex(db: AnyKysely, index: SubstringIndex): Promise<void> {
+  const { name, documents, columns } = index;
+  const table = sql.table(name);
+  const written = sql.join(columns.map((column) => sql.ref(column)));
+  if (dialectOf(db) === "sqlite") {
+    // Contentless as the word index: the rechecks read the documents' own columns.
+    await sql`create virtual table ${table} using fts5(words, tokenize = 'trigram', content = '', contentless_delete = 1)`.execute(
+      db,
+    );
+    await sql`insert into ${table} (rowid, words) select id, ${substringText(undefined, columns)} from ${sql.table(documents)}`.execute(
+      db,
+    );
+    await sql`create trigger ${sql.id(`${name}_add`)} after insert on ${sql.table(documents)}
+      begin insert into ${table} (rowid, words) values (new.id, ${substringText("new", columns)}); end`.execute(
+      db,
+    );
+    await sql`create trigger ${sql.id(`${name}_change`)} after update of ${written} on ${sql.table(documents)}
+      begin replace into ${table} (rowid, words) values (new.id, ${substringText("new", columns)}); end`.execute(
+      db,
+    );
+    await sql`create trigger ${sql.id(`${name}_forget`)} after delete on ${sql.table(documents)}
+      begin delete from ${table} where rowid = old.id; end`.execute(db);
+    return;
+  }
+  await sql`create extension if not exists pg_trgm`.execute(db);
+  await db.schema
+    .createTable(name)
+    .addColumn("doc_id", "bigint", (c) => c.primaryKey().references(`${documents}.id`).onDelete("cascade"))
+    .addColumn("words", "text", (c) => c.notNull())
+    .execute();
+  await sql`insert into ${table} (doc_id, words) select id, ${substringText(undefined, columns)} from ${sql.table(documents)}`.execute(
+    db,
+  );
+  // As the word index: no pending list for every search to read through.
+  await sql`create index ${sql.id(`${name}_words`)} on ${table} using gin (words gin_trgm_ops) with (fastupdate = off)`.execute(
+    db,
+  );
+  const keep = sql.id(`${name}_keep`);
+  await sql`create function ${keep}() returns trigger language plpgsql as $$
+    begin
+      insert into ${table} (doc_id, words) values (new.id, ${substringText("new", columns)})
+        on conflict (doc_id) do update set words = excluded.words;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger ${keep} after insert or update of ${written} on ${sql.table(documents)}
+    for each row execute function ${keep}()`.execute(db);
 }
 
 /**
@@ -190,8 +281,47 @@ export function textMatch(
   column: Expression<unknown>,
   query: string,
 ): Expression<SqlBool> {
-  const docs = matchingDocs(db, name, query);
+  return idIn(db, column, matchingDocs(db, name, query));
+}
+
+function idIn(db: AnyKysely, column: Expression<unknown>, docs: Expression<unknown>): Expression<SqlBool> {
   return dialectOf(db) === "sqlite"
     ? sql<SqlBool>`${column} in (${docs})`
     : sql<SqlBool>`${column} = any(array(${docs}))`;
+}
+
+/**
+ * The ids (`doc_id`) of the documents one of whose indexed columns contains `term`, exactly as
+ * `containsText` finds it in a scan of them: the index gives the candidates (every document with
+ * the term somewhere in its text, in any case), and each is checked column by column.
+ */
+export function containingDocs(
+  db: AnyKysely,
+  index: SubstringIndex,
+  term: string,
+): RawBuilder<{ doc_id: number }> {
+  const { name, documents, columns } = index;
+  const dialect = dialectOf(db);
+  const contains = sql.join(
+    columns.map((column) => containsText(dialect, sql`cast(${sql.ref(`document.${column}`)} as text)`, term)),
+    sql` or `,
+  );
+  const from = sql`select document.id as doc_id from ${sql.table(documents)} as document`;
+  if ([...term].length < MIN_SUBSTRING_CHARS) return sql`${from} where (${contains})`;
+  const found = sql.table(checkName(name));
+  if (dialect === "sqlite")
+    return sql`${from} join ${found} as found on found.rowid = document.id
+      where found.words match ${`"${term.replaceAll('"', '""')}"`} and (${contains})`;
+  return sql`${from} join ${found} as found on found.doc_id = document.id
+    where ${containsText(dialect, sql.ref("found.words"), term)} and (${contains})`;
+}
+
+/** Whether `column` (a document id) is the id of a document containing `term` (see containingDocs). */
+export function substringMatch(
+  db: AnyKysely,
+  index: SubstringIndex,
+  column: Expression<unknown>,
+  term: string,
+): Expression<SqlBool> {
+  return idIn(db, column, containingDocs(db, index, term));
 }

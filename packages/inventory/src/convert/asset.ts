@@ -1,7 +1,7 @@
-import type { AnyKysely } from "@anvil/core";
+import { type AnyKysely, keptRows, RowMemo } from "@anvil/core";
 import { namesOf, type Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
-import { customFieldsOf } from "../services/custom-values.ts";
+import { customFieldsOf, ENCRYPTED_PERMISSION } from "../services/custom-values.ts";
 import { imageUrl } from "../services/images.ts";
 import { type Caller, can } from "../services/permissions.ts";
 import { bool, date, datetime, escaped, forHumans, money, related } from "./format.ts";
@@ -48,7 +48,7 @@ function holderIds(rows: Row[], type: HolderType): number[] {
 
 async function byId(db: AnyKysely, table: string, wanted: number[], columns: string[]) {
   if (wanted.length === 0) return new Map<number, Row>();
-  const rows = (await db.selectFrom(table).select(columns).where("id", "in", wanted).execute()) as Row[];
+  const rows = (await keptRows(db, db.selectFrom(table).select(columns).where("id", "in", wanted))) as Row[];
   return new Map(rows.map((row) => [Number(row.id), row]));
 }
 
@@ -273,6 +273,26 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
   };
 }
 
+/**
+ * Asset objects shown before, by row object (core's RowMemo). On SQLite a row read through
+ * keptRows is the same object until a write, so while it is, everything the object was made from
+ * (its model, label, holder, names, custom values) is unchanged too, and a page or an asset asked
+ * again skips its look-ups and formatting.
+ */
+const shownAssets = new RowMemo<Record<string, unknown>>();
+
+/**
+ * What an asset object depends on beyond the rows: what the caller may do and see, the URL images
+ * are under, the components asked for, and the time (`age` counts from now: kept a minute at most).
+ */
+function shownKey(caller: Caller, options: PresentOptions): string {
+  const allowed = ["checkout", "checkin", "create", "delete", "edit", "audit"].map((permission) =>
+    can(caller, `assets.${permission}`) ? 1 : 0,
+  );
+  const minute = new Date().toISOString().slice(0, 16);
+  return `${allowed.join("")}${can(caller, ENCRYPTED_PERMISSION) ? 1 : 0}|${options.components === true}|${minute}|${caller.rootUrl.href}`;
+}
+
 /** Asset objects for a page of rows. */
 export async function presentAssets(
   db: AnyKysely,
@@ -280,6 +300,9 @@ export async function presentAssets(
   rows: Row[],
   options: PresentOptions = {},
 ) {
+  const key = shownKey(caller, options);
+  const kept = rows.map((row) => shownAssets.find([row], key));
+  if (kept.every((shown) => shown !== undefined)) return kept as Record<string, unknown>[];
   const [loaded, components] = await Promise.all([
     load(db, rows),
     options.components ? componentsOf(db, [...new Set(rows.map((row) => row.id))]) : undefined,
@@ -288,5 +311,9 @@ export async function presentAssets(
     const fieldset = loaded.models.get(modelId)?.fieldset_id;
     return fieldset === null || fieldset === undefined ? null : Number(fieldset);
   });
-  return rows.map((row) => present(row, { ...loaded, components, customFields }, caller));
+  return rows.map((row) => {
+    const shown = Object.freeze(present(row, { ...loaded, components, customFields }, caller));
+    shownAssets.keep([row], key, shown);
+    return shown;
+  });
 }

@@ -14,6 +14,7 @@ import { settingsRequests } from "./0013_settings_requests.ts";
 import { tokenScopes } from "./0015_token_scopes.ts";
 import { webhooks } from "./0016_webhooks.ts";
 import { importProgress } from "./0017_import_progress.ts";
+import { assetSearch } from "./0018_asset_search.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -32,4 +33,5 @@ export const migrations: readonly NamedMigration[] = [
   tokenScopes,
   webhooks,
   importProgress,
+  assetSearch,
 ];

@@ -1,4 +1,4 @@
-import { type AnyKysely, containsText, countRows, type DialectName } from "@anvil/core";
+import { type AnyKysely, containsText, type DialectName, keptCount, keptRows } from "@anvil/core";
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { type ListParams, sortModifiers } from "../services/listing.ts";
 
@@ -67,8 +67,10 @@ export async function listRecords(
     );
   }
   if (spec.refine) query = spec.refine(query);
-  const total = await countRows(db, query);
-  if (params.after !== undefined) return keysetPage(query, spec.table, params.after, params.limit, total);
+  // Kept until a write (core's keptRows): a list asked again over unchanged rows is neither
+  // counted nor read again, and counting is most of a page's cost (every matching row is read).
+  const total = await keptCount(db, query);
+  if (params.after !== undefined) return keysetPage(db, query, spec.table, params.after, params.limit, total);
   const offset = Math.min(params.offset, total);
   // The database steps over the rows before a page one by one, so a page past the middle is read
   // from the other end, in the opposite order (the sort ends with the id, so it is exactly the
@@ -77,16 +79,19 @@ export async function listRecords(
   const fromEnd = skippedFromEnd < offset;
   const order = fromEnd ? (params.order === "asc" ? "desc" : "asc") : params.order;
   const orderBy = spec.sortExpression?.(params.sort) ?? sql.ref(`${spec.table}.${params.sort}`);
-  const rows = (await query
-    .orderBy(orderBy, sortModifiers(dialect, order, params.sort))
-    .orderBy(`${spec.table}.id`, order)
-    .limit(fromEnd ? Math.min(params.limit, total - offset) : params.limit)
-    .offset(fromEnd ? skippedFromEnd : offset)
-    .execute()) as Row[];
-  return { total, rows: fromEnd ? rows.reverse() : rows };
+  const rows = (await keptRows(
+    db,
+    query
+      .orderBy(orderBy, sortModifiers(dialect, order, params.sort))
+      .orderBy(`${spec.table}.id`, order)
+      .limit(fromEnd ? Math.min(params.limit, total - offset) : params.limit)
+      .offset(fromEnd ? skippedFromEnd : offset),
+  )) as Row[];
+  return { total, rows: fromEnd ? [...rows].reverse() : rows };
 }
 
 async function keysetPage(
+  db: AnyKysely,
   query: AnySelect,
   table: string,
   after: number,
@@ -94,11 +99,13 @@ async function keysetPage(
   total: number,
 ): Promise<{ total: number; rows: Row[]; next?: number }> {
   // One row more than the page says whether another follows, so the last page links to none.
-  const rows = (await query
-    .where(`${table}.id`, ">", after)
-    .orderBy(`${table}.id`, "asc")
-    .limit(limit + 1)
-    .execute()) as Row[];
+  const rows = (await keptRows(
+    db,
+    query
+      .where(`${table}.id`, ">", after)
+      .orderBy(`${table}.id`, "asc")
+      .limit(limit + 1),
+  )) as Row[];
   if (rows.length <= limit) return { total, rows };
   const page = rows.slice(0, limit);
   return { total, rows: page, next: Number(page[page.length - 1].id) };
@@ -155,6 +162,6 @@ export async function namesOf(
       : table === "assets"
         ? sql<string>`coalesce(nullif(name, ''), asset_tag)`.as("name")
         : sql<string>`name`.as("name");
-  const rows = await db.selectFrom(table).select(["id", name]).where("id", "in", wanted).execute();
+  const rows = await keptRows(db, db.selectFrom(table).select(["id", name]).where("id", "in", wanted));
   return new Map(rows.map((row) => [Number(row.id), String(row.name)]));
 }
