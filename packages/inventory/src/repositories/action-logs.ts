@@ -1,0 +1,56 @@
+import type { AnyKysely, DialectName } from "@anvil/core";
+import type { Executor } from "../services/database.ts";
+import type { ListParams } from "../services/listing.ts";
+import { type AnySelect, listRecords, type Row } from "./records.ts";
+
+// Reading the activity log (Snipe-IT's action_logs); entries are written by services/activity.ts.
+
+/** A thing an entry may be about: a short model name (`asset`, `user`…) and an id. */
+export interface LoggedThing {
+  type: string;
+  id: number;
+}
+
+/** Narrows a log query to the entries whose item or target is the thing. */
+export function aboutThing(select: AnySelect, thing: LoggedThing): AnySelect {
+  return select.where((eb) =>
+    eb.or([
+      eb.and([eb("item_type", "=", thing.type), eb("item_id", "=", thing.id)]),
+      eb.and([eb("target_type", "=", thing.type), eb("target_id", "=", thing.id)]),
+    ]),
+  );
+}
+
+export interface LogListQuery {
+  /** Columns the search terms are looked for in. */
+  searchColumns: readonly string[];
+  /** Exact-match filters: column -> value. */
+  filters: Record<string, unknown>;
+  /** Further conditions (the things the entries are about, the caller's company). */
+  refine: (select: AnySelect) => AnySelect;
+}
+
+/** One page of log entries and their total; entries stay when the things they name are deleted. */
+export function listLogEntries(
+  db: AnyKysely,
+  dialect: DialectName,
+  query: LogListQuery,
+  params: ListParams,
+): Promise<{ total: number; rows: Row[] }> {
+  return listRecords(
+    db,
+    dialect,
+    { table: "action_logs", softDeletes: false, trashed: "with", ...query },
+    params,
+  );
+}
+
+/** The names of the users who made entries (their `created_by`), deleted users too. */
+export function entryAuthors(db: Executor, ids: readonly number[]) {
+  // 0 names no user and keeps the list from being empty.
+  return db
+    .selectFrom("users")
+    .select(["id", "first_name", "last_name"])
+    .where("id", "in", [0, ...ids])
+    .execute();
+}
