@@ -3,10 +3,9 @@ import { sql } from "kysely";
 import { availableForCheckout, type HolderType } from "../convert/asset.ts";
 import { Refused } from "../errors.ts";
 import type { AnyExpressionBuilder, Row } from "../repositories/records.ts";
-import { logAction } from "./activity.ts";
 import { inCallersCompany } from "./companies.ts";
 import { storedNow } from "./database.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
 
@@ -135,20 +134,12 @@ export async function checkoutWithin(
     .where("assigned_type", "=", "asset")
     .where("assigned_to", "=", asset.id)
     .execute();
-  await logAction(trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  await recordAction(context, {
     actionType: "checkout",
     item: { type: "asset", id: asset.id },
     target,
     note: options.note ?? null,
     locationId,
-    origin: context.origin,
-  });
-  await queueNotifications(context, {
-    action: "checkout",
-    item: { type: "asset", id: asset.id },
-    target,
-    note: options.note ?? null,
   });
   return (await trx
     .selectFrom("assets")
@@ -207,22 +198,14 @@ export async function checkinWithin(
     .where("assigned_type", "=", String(asset.assigned_type))
     .executeTakeFirst();
   if (!claimed(result)) throw new Refused(ALREADY_CHECKED_IN, await checkinPayload(trx, asset));
-  await logAction(trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  await recordAction(context, {
     actionType: "checkin from",
     item: { type: "asset", id: asset.id },
     target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
     note: options.note ?? null,
     locationId: (changes.location_id as number | null) ?? null,
-    origin: context.origin,
   });
   await releaseAssetSeats(context, asset.id, "user");
-  await queueNotifications(context, {
-    action: "checkin",
-    item: { type: "asset", id: asset.id },
-    target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
-    note: options.note ?? null,
-  });
   return (await trx
     .selectFrom("assets")
     .selectAll()

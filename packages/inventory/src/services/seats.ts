@@ -3,12 +3,12 @@ import { sql } from "kysely";
 import { bool, datetime, escaped, related } from "../convert/format.ts";
 import { namesOf } from "../repositories/records.ts";
 import { lockItem } from "../resources/stock.ts";
-import { logAction, type RequestOrigin } from "./activity.ts";
+import type { RequestOrigin } from "./activity.ts";
 import { visibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
 import { assetsById, fullName, holderExists, usersById } from "./holders.ts";
 import { listParams } from "./listing.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
@@ -199,26 +199,19 @@ async function logSeatChange(
   after: { assigned_to: number | null; asset_id: number | null },
   note: string | null,
 ) {
-  const { database, caller, origin } = actor;
   const checkin = after.assigned_to === null && after.asset_id === null;
   const holder = checkin ? before : after;
-  const entry = {
-    item: { type: "license", id: licenseId },
-    target:
-      holder.asset_id !== null
-        ? { type: "asset", id: Number(holder.asset_id) }
-        : { type: "user", id: Number(holder.assigned_to) },
-    note,
-  };
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: checkin ? "checkin from" : "checkout",
-    ...entry,
-    origin,
-  });
-  await queueNotifications(
+  await recordAction(
     { ...actor, trx: trx as AnyKysely },
-    { action: checkin ? "checkin" : "checkout", ...entry },
+    {
+      actionType: checkin ? "checkin from" : "checkout",
+      item: { type: "license", id: licenseId },
+      target:
+        holder.asset_id !== null
+          ? { type: "asset", id: Number(holder.asset_id) }
+          : { type: "user", id: Number(holder.assigned_to) },
+      note,
+    },
   );
 }
 
@@ -353,19 +346,12 @@ export async function releaseAssetSeats(
       held.map((seat) => Number(seat.id)),
     )
     .execute();
-  for (const seat of held) {
-    const entry = {
+  for (const seat of held)
+    await recordAction(context, {
+      actionType: "checkin from",
       item: { type: "license", id: Number(seat.license_id) },
       // Whoever lost the seat: its user on a check-in, the asset on a delete.
       target:
         which === "user" ? { type: "user", id: Number(seat.assigned_to) } : { type: "asset", id: assetId },
-    };
-    await logAction(trx, database.dialect, {
-      createdBy: context.caller.user.id,
-      actionType: "checkin from",
-      ...entry,
-      origin: context.origin,
     });
-    await queueNotifications(context, { action: "checkin", ...entry });
-  }
 }
