@@ -1,10 +1,11 @@
 import { type AnyKysely, DomainError, forUpdate, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
 import { Refused } from "../errors.ts";
+import { deployableLabels } from "../repositories/asset-checkouts.ts";
 import type { Row } from "../repositories/records.ts";
 import { kits } from "../resources/kits.ts";
 import type { RequestOrigin } from "./activity.ts";
-import { checkoutWithin, deployableLabels } from "./checkout.ts";
+import { checkoutWithin } from "./checkout.ts";
 import { checkoutStockWithin } from "./checkouts.ts";
 import { inCallersCompany } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
