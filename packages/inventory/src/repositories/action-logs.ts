@@ -1,9 +1,11 @@
 import type { AnyKysely, DialectName } from "@anvil/core";
+import type { Insertable } from "kysely";
+import type { ActionLogTable } from "../schemas/tables.ts";
 import type { Executor } from "../services/database.ts";
 import type { ListParams } from "../services/listing.ts";
 import { type AnySelect, listRecords, type Row } from "./records.ts";
 
-// Reading the activity log (Snipe-IT's action_logs); entries are written by services/activity.ts.
+// The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds.
 
 /** A thing an entry may be about: a short model name (`asset`, `user`…) and an id. */
 export interface LoggedThing {
@@ -53,4 +55,8 @@ export function entryAuthors(db: Executor, ids: readonly number[]) {
     .select(["id", "first_name", "last_name"])
     .where("id", "in", [0, ...ids])
     .execute();
+}
+
+export async function insertLogEntry(db: Executor, entry: Insertable<ActionLogTable>): Promise<void> {
+  await db.insertInto("action_logs").values(entry).execute();
 }
