@@ -121,11 +121,78 @@ export async function lockAssetSeats(
     .execute();
 }
 
-/** Frees the seats: of their users, and of their asset too for "all". */
-export async function freeSeats(db: Executor, seatIds: readonly number[], which: "user" | "all", now: Time) {
+/** Empties the seats: of their users, and of their asset too for "all". */
+export async function vacateSeats(
+  db: Executor,
+  seatIds: readonly number[],
+  which: "user" | "all",
+  now: Time,
+) {
   await db
     .updateTable("license_seats")
     .set({ assigned_to: null, ...(which === "all" ? { asset_id: null } : {}), updated_at: now })
     .where("id", "in", seatIds)
     .execute();
+}
+
+/** The seats of a license held by nobody. */
+export async function freeSeatCount(db: Executor, licenseId: number): Promise<number> {
+  const row = await db
+    .selectFrom("license_seats")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("license_id", "=", licenseId)
+    .where("assigned_to", "is", null)
+    .where("asset_id", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** All of a license's seats, newest first. */
+export async function seatsNewestFirst(db: Executor, licenseId: number) {
+  return db
+    .selectFrom("license_seats")
+    .select(["id", "assigned_to", "asset_id"])
+    .where("license_id", "=", licenseId)
+    .orderBy("id", "desc")
+    .execute();
+}
+
+/** Rows inserted or deleted per statement: a seat count of any size never makes one statement without bound. */
+const SEAT_BATCH = 500;
+
+export async function addSeats(
+  db: Executor,
+  seats: { licenseId: number; count: number; createdBy: number; now: Time },
+): Promise<void> {
+  for (let done = 0; done < seats.count; done += SEAT_BATCH)
+    await db
+      .insertInto("license_seats")
+      .values(
+        Array.from({ length: Math.min(SEAT_BATCH, seats.count - done) }, () => ({
+          license_id: seats.licenseId,
+          created_by: seats.createdBy,
+          created_at: seats.now,
+          updated_at: seats.now,
+        })),
+      )
+      .execute();
+}
+
+export async function deleteSeats(db: Executor, seatIds: readonly number[]): Promise<void> {
+  for (let done = 0; done < seatIds.length; done += SEAT_BATCH)
+    await db
+      .deleteFrom("license_seats")
+      .where("id", "in", seatIds.slice(done, done + SEAT_BATCH))
+      .execute();
+}
+
+/** Whether anyone or any asset holds a seat of the license. */
+export async function anySeatHeld(db: Executor, licenseId: number): Promise<boolean> {
+  const held = await db
+    .selectFrom("license_seats")
+    .select("id")
+    .where("license_id", "=", licenseId)
+    .where((eb) => eb.or([eb("assigned_to", "is not", null), eb("asset_id", "is not", null)]))
+    .executeTakeFirst();
+  return held !== undefined;
 }

@@ -3,13 +3,13 @@ import { bool, datetime, escaped, related } from "../convert/format.ts";
 import {
   claimSeat,
   firstFreeSeat,
-  freeSeats,
   liveLicenseRow,
   lockAssetSeats,
   type SeatRow,
   seatRow,
   seatsPage,
   updateSeatRow,
+  vacateSeats,
 } from "../repositories/license-seats.ts";
 import { namesOf } from "../repositories/records.ts";
 import { lockItem } from "../resources/stock.ts";
@@ -288,7 +288,7 @@ export async function releaseAssetSeats(
   const { trx, database } = context;
   const held = await lockAssetSeats(trx, database.dialect, assetId, which);
   if (held.length === 0) return;
-  await freeSeats(
+  await vacateSeats(
     trx,
     held.map((seat) => Number(seat.id)),
     which,
