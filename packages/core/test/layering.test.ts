@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { test } from "node:test";
 import { kyselyQueriesUnder, tempDir } from "../src/testing/index.ts";
 
-test("kyselyQueriesUnder names each line of a file under the folder that builds or runs a query", async () => {
+test("kyselyQueriesUnder names each line of a file under the folder that builds, narrows or runs a query", async () => {
   const dir = await tempDir();
   try {
     await mkdir(join(dir.path, "v1"));
@@ -22,6 +22,11 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds 
       "const plain = sql`1 = 0`;",
       'const column = sql.ref("name");',
       "const executed = false; // a name that only contains a statement word: selectFromX",
+      'narrow: (select) => select.where("assets.location_id", "=", id),',
+      '  .whereRef("assets.id", "=", "logs.item_id")',
+      '  .innerJoin("models", "models.id", "assets.model_id")',
+      '  .orderBy("name").groupBy("model_id")',
+      "const placed = { whereabouts: nowhere(here), orderByName: true }; // words that only begin like one",
     ];
     await writeFile(join(dir.path, "v1", "dirty.ts"), `${queries.join("\n")}\n`);
     const file = relative(process.cwd(), join(dir.path, "v1", "dirty.ts"));
@@ -34,6 +39,10 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds 
       `${file}:7: ${queries[6]}`,
       `${file}:8: ${queries[7]}`,
       `${file}:9: ${queries[8]}`,
+      `${file}:11: ${queries[10]}`,
+      `${file}:12: ${queries[11].trim()}`,
+      `${file}:13: ${queries[12].trim()}`,
+      `${file}:14: ${queries[13].trim()}`,
     ]);
   } finally {
     await dir.remove();

@@ -6,10 +6,20 @@ import { join, relative } from "node:path";
 
 /**
  * What builds or runs a Kysely query: its statement builders, the `sql` template and its helpers,
- * and the calls that run a query.
+ * the calls that run a query, and the conditions, joins and order put on one (a route that narrows
+ * a query a service hands it writes SQL as surely as one that starts it).
  */
-const QUERY =
-  /\b(?:selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)\b|\bsql(?:<[^`]*>)?`|\bsql\.\w+\(|\.execute(?:TakeFirst(?:OrThrow)?)?\(/;
+const QUERY = new RegExp(
+  [
+    /\b(?:selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)\b/,
+    /\bsql(?:<[^`]*>)?`/,
+    /\bsql\.\w+\(/,
+    /\.execute(?:TakeFirst(?:OrThrow)?)?\(/,
+    /\.(?:where|whereRef|having|havingRef|orderBy|groupBy|(?:inner|left|right|full|cross)Join)\(/,
+  ]
+    .map((pattern) => pattern.source)
+    .join("|"),
+);
 
 /**
  * Every line of a TypeScript file under `dir` (its folders included) that builds or runs a Kysely
