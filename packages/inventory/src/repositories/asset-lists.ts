@@ -1,7 +1,9 @@
+import type { AnyKysely } from "@anvil/core";
 import type { Holder } from "./holdings.ts";
-import type { AnySelect } from "./records.ts";
+import type { AnySelect, Row } from "./records.ts";
 
-// Conditions that narrow the asset list (services/assets.ts listAssets) to one route's assets.
+// Conditions that narrow the asset list (services/assets.ts listAssets) to one route's assets, and
+// the reads of assets by one of them or by id.
 
 /** The assets with this status label. */
 export function assetsLabelled(labelId: number): (select: AnySelect) => AnySelect {
@@ -17,4 +19,35 @@ export function assetsAt(locationId: number): (select: AnySelect) => AnySelect {
 export function assetsAssignedTo(holder: Holder): (select: AnySelect) => AnySelect {
   return (select) =>
     select.where("assets.assigned_type", "=", holder.type).where("assets.assigned_to", "=", holder.id);
+}
+
+/** Assets a user may request: requestable, with a deployable or pending label that is not archived. */
+export function requestableAssets(select: AnySelect): AnySelect {
+  return select.where("assets.requestable", "=", true).where((eb) =>
+    eb(
+      "assets.status_id",
+      "in",
+      eb
+        .selectFrom("status_labels")
+        .select("status_labels.id")
+        .where("status_labels.archived", "=", false)
+        .where((label) =>
+          label.or([label("status_labels.deployable", "=", true), label("status_labels.pending", "=", true)]),
+        ),
+    ),
+  );
+}
+
+/** Whether the asset with this id meets `requestableAssets`. */
+export async function isRequestableAsset(db: AnyKysely, id: number): Promise<boolean> {
+  const found = await requestableAssets(db.selectFrom("assets").select("assets.id"))
+    .where("assets.id", "=", id)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
+/** The assets with these ids, deleted or not; none for no ids (PostgreSQL refuses an empty `in ()`). */
+export async function assetsWithIds(db: AnyKysely, ids: readonly number[]): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom("assets").selectAll().where("id", "in", ids).execute()) as Row[];
 }
