@@ -1,9 +1,10 @@
 import type { AnyKysely } from "@anvil/core";
+import { sql } from "kysely";
 import type { Holder } from "./holdings.ts";
 import type { AnySelect, Row } from "./records.ts";
 
 // Conditions that narrow the asset list (services/assets.ts listAssets) to one route's assets, and
-// the reads of assets by one of them or by id.
+// other reads of assets: by one of them, by id, counted per label.
 
 /** The assets with this status label. */
 export function assetsLabelled(labelId: number): (select: AnySelect) => AnySelect {
@@ -50,4 +51,22 @@ export async function isRequestableAsset(db: AnyKysely, id: number): Promise<boo
 export async function assetsWithIds(db: AnyKysely, ids: readonly number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
   return (await db.selectFrom("assets").selectAll().where("id", "in", ids).execute()) as Row[];
+}
+
+/**
+ * How many undeleted assets each label has, checked out or not (`assigned`), of the assets `scope`
+ * keeps (the caller's company).
+ */
+export async function assetCountsPerLabel(db: AnyKysely, scope: (select: AnySelect) => AnySelect) {
+  const assigned = sql<number>`case when assets.assigned_to is null then 0 else 1 end`;
+  const select = db
+    .selectFrom("assets")
+    .select(["assets.status_id", assigned.as("assigned"), sql<number>`count(*)`.as("count")])
+    .where("assets.deleted_at", "is", null);
+  const rows = await scope(select).groupBy(["assets.status_id", assigned]).execute();
+  return rows.map((row) => ({
+    statusId: Number(row.status_id),
+    assigned: Number(row.assigned) === 1,
+    count: Number(row.count),
+  }));
 }
