@@ -48,3 +48,33 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds,
     await dir.remove();
   }
 });
+
+test("kyselyQueriesUnder checks only the files named, lets a service open a transaction, and refuses a name that is gone", async () => {
+  const dir = await tempDir();
+  try {
+    await mkdir(join(dir.path, "services"));
+    const service = [
+      "return database.db.transaction().execute(async (trx) => {",
+      "  await insertUser(trx, values);",
+      "  return trx.transaction().execute(run).then((rows) => rows.execute());",
+      "});",
+    ];
+    await writeFile(join(dir.path, "services", "users.ts"), `${service.join("\n")}\n`);
+    await writeFile(join(dir.path, "services", "assets.ts"), 'db.selectFrom("assets");\n');
+    const file = relative(process.cwd(), join(dir.path, "services", "users.ts"));
+    const named = { files: ["services/users.ts"] };
+    assert.deepEqual(await kyselyQueriesUnder(dir.path, named), [
+      `${file}:1: ${service[0]}`,
+      `${file}:3: ${service[2].trim()}`,
+    ]);
+    assert.deepEqual(await kyselyQueriesUnder(dir.path, { ...named, transactions: true }), [
+      `${file}:3: ${service[2].trim()}`,
+    ]);
+    await assert.rejects(
+      kyselyQueriesUnder(dir.path, { files: ["services/users.ts", "services/gone.ts"] }),
+      /no such files under .*: services\/gone\.ts/,
+    );
+  } finally {
+    await dir.remove();
+  }
+});
