@@ -1,8 +1,8 @@
 import { Conflict, Invalid } from "@anvil/core";
 import { bool, date, datetime, escaped, money, related } from "../convert/format.ts";
 import type { AnySelect } from "../repositories/records.ts";
-import { logAction } from "../services/activity.ts";
 import { type Executor, storedNow } from "../services/database.ts";
+import { recordAction } from "../services/notifications.ts";
 import { can } from "../services/permissions.ts";
 import type { ResourceDefinition, WriteContext } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields } from "./common.ts";
@@ -78,13 +78,7 @@ async function matchSeats(context: WriteContext, licenseId: number, wanted: numb
 }
 
 async function logSeats(context: WriteContext, licenseId: number, actionType: string, note: string) {
-  await logAction(context.trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
-    actionType,
-    item: { type: "license", id: licenseId },
-    note,
-    origin: context.origin,
-  });
+  await recordAction(context, { actionType, item: { type: "license", id: licenseId }, note });
 }
 
 const COLUMNS = [

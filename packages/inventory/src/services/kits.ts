@@ -1,14 +1,16 @@
 import { type AnyKysely, DomainError, forUpdate, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
 import { Refused } from "../errors.ts";
+import { deployableLabels } from "../repositories/asset-checkouts.ts";
 import type { Row } from "../repositories/records.ts";
 import { kits } from "../resources/kits.ts";
-import { logAction, type RequestOrigin } from "./activity.ts";
-import { checkoutWithin, deployableLabels } from "./checkout.ts";
-import { checkoutAccessoryWithin, checkoutConsumableWithin } from "./checkouts.ts";
+import type { RequestOrigin } from "./activity.ts";
+import { checkoutWithin } from "./checkout.ts";
+import { checkoutStockWithin } from "./checkouts.ts";
 import { inCallersCompany } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { holderExists } from "./holders.ts";
+import { recordAction } from "./notifications.ts";
 import { type Caller, can, requirePermission } from "./permissions.ts";
 import { findResource, type WriteContext } from "./resource.ts";
 import { checkoutLicenseWithin } from "./seats.ts";
@@ -217,12 +219,10 @@ function logItemChange(
   old: unknown,
   now: unknown,
 ) {
-  return logAction(context.trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  return recordAction(context, {
     actionType: "update",
     item: { type: "kit", id: kitId },
     meta: { [`${kind.column}:${itemId}`]: { old: old ?? null, new: now ?? null } },
-    origin: context.origin,
   });
 }
 
@@ -430,7 +430,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
       }
     for (const item of items.accessories)
       await attempt("accessory", item, () =>
-        checkoutAccessoryWithin(context, item.id, {
+        checkoutStockWithin(context, "accessory", item.id, {
           checkout_to_type: "user",
           assigned_user: userId,
           checkout_qty: item.quantity,
@@ -439,7 +439,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
       );
     for (const item of items.consumables)
       await attempt("consumable", item, () =>
-        checkoutConsumableWithin(context, item.id, {
+        checkoutStockWithin(context, "consumable", item.id, {
           assigned_to: userId,
           checkout_qty: item.quantity,
           note,

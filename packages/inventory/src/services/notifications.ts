@@ -9,7 +9,7 @@ import {
 import { WEB_PAGES } from "../convert/format.ts";
 import { readSettings } from "../repositories/settings.ts";
 import { activeWebhooks, type WebhookRow } from "../repositories/webhooks.ts";
-import { ITEM_TABLES } from "./activity.ts";
+import { type ActionEntry, ITEM_TABLES, logAction } from "./activity.ts";
 import {
   CHAT_KINDS,
   type ChatFacts,
@@ -19,9 +19,10 @@ import {
 } from "./notification-messages.ts";
 import type { WriteContext } from "./resource.ts";
 
-// The one place where an inventory change becomes webhook deliveries. The services call
-// queueNotifications from inside the transaction of the change, so the deliveries are written to
-// core's outbox exactly when the change commits, and never when it rolls back; sending them is the
+// The one place where an inventory change is told: `recordAction` writes the change's activity
+// entry and queues the webhook deliveries it makes, both in the transaction of the change, so the
+// deliveries are written to core's outbox exactly when the change commits, and never when it rolls
+// back, and no service can log a change without notifying it or the reverse. Sending them is the
 // outbox worker's work, never the request's. Two kinds of receivers hear of a change: the webhook
 // of the settings (Snipe-IT's Slack / Microsoft Teams / general integration), sent what Snipe-IT
 // sends it, and our generic endpoints, sent our JSON signed with their secret.
@@ -30,8 +31,9 @@ import type { WriteContext } from "./resource.ts";
 export type NotifiedAction = "create" | "update" | "delete" | "checkout" | "checkin" | "audit";
 
 /** A change worth telling of, as the service that made it knows it. */
-export interface InventoryEvent {
-  action: NotifiedAction;
+interface InventoryEvent {
+  /** What happened to the item: create, update, delete, checkout, checkin, audit (others go unheard). */
+  action: string;
   item: { type: string; id: number };
   /** Whom or what an item was checked out to, or in from. */
   target?: { type: string; id: number };
@@ -207,7 +209,7 @@ async function settingsWebhook(trx: AnyKysely): Promise<SettingsWebhook | undefi
  * Queues the deliveries `event` makes, in the caller's transaction. Cheap when nobody listens: two
  * reads, and nothing is looked up for a message no receiver gets.
  */
-export async function queueNotifications(context: WriteContext, event: InventoryEvent): Promise<void> {
+async function queueNotifications(context: WriteContext, event: InventoryEvent): Promise<void> {
   const name = `${event.item.type}.${event.action}`;
   if (!KNOWN_EVENTS.has(name)) return;
   const trx = context.trx;
@@ -281,4 +283,30 @@ export async function queueNotifications(context: WriteContext, event: Inventory
     });
   }
   noteQueuedDeliveries();
+}
+
+/** A change as its service records it: the activity entry's fields, and the units it moved. */
+export type RecordedAction = Omit<ActionEntry, "createdBy" | "origin"> & {
+  /** Units checked out or in (accessories, consumables, components). */
+  quantity?: number;
+};
+
+/** Writes the activity entry of a change made by the context's caller and queues its deliveries. */
+export async function recordAction(context: WriteContext, action: RecordedAction): Promise<void> {
+  const { quantity, ...entry } = action;
+  await logAction(context.trx, context.database.dialect, {
+    ...entry,
+    createdBy: context.caller.user.id,
+    origin: context.origin,
+  });
+  if (!action.item) return;
+  await queueNotifications(context, {
+    // The log says "checkin from" where the event name says checkin.
+    action: action.actionType === "checkin from" ? "checkin" : action.actionType,
+    item: action.item,
+    target: action.target,
+    note: action.note,
+    quantity,
+    changes: action.actionType === "update" ? action.meta : undefined,
+  });
 }

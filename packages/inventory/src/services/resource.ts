@@ -24,7 +24,7 @@ import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./com
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { listParams } from "./listing.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
@@ -373,7 +373,7 @@ export async function createWithin(
   input: Record<string, unknown>,
   server: ServerColumns = {},
 ): Promise<Row> {
-  const { database, trx, caller, origin } = context;
+  const { database, trx, caller } = context;
   const rules = { ...definition.rules, ...definition.createRules };
   const values = await validate(trx, input, rules, definition.customMessages);
   const extra = (await definition.prepare?.(context, values, undefined)) ?? {};
@@ -387,13 +387,7 @@ export async function createWithin(
     updated_at: now,
   });
   await definition.afterSave?.(context, row, values, undefined, input);
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: "create",
-    item: { type: definition.itemType, id: row.id },
-    origin,
-  });
-  await queueNotifications(context, { action: "create", item: { type: definition.itemType, id: row.id } });
+  await recordAction(context, { actionType: "create", item: { type: definition.itemType, id: row.id } });
   return row;
 }
 
@@ -450,7 +444,7 @@ async function writeUpdate(
   input: Record<string, unknown>,
   { before, sent, changes }: PlannedUpdate,
 ): Promise<Row> {
-  const { database, trx, caller, origin } = context;
+  const { database, trx } = context;
   const logged = definition.logged ?? definition.columns;
   const meta = changedFields(
     before,
@@ -462,17 +456,10 @@ async function writeUpdate(
   });
   const saved = await definition.afterSave?.(context, row, sent, before, input);
   const changed = { ...meta, ...saved };
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
+  await recordAction(context, {
     actionType: "update",
     item: { type: definition.itemType, id },
     meta: changed,
-    origin,
-  });
-  await queueNotifications(context, {
-    action: "update",
-    item: { type: definition.itemType, id },
-    changes: changed,
   });
   return row;
 }
