@@ -1,6 +1,6 @@
 import type { AnyKysely } from "@anvil/core";
 import { sql } from "kysely";
-import type { Holder } from "./holdings.ts";
+import type { Holder } from "../services/holders.ts";
 import type { AnySelect, Row } from "./records.ts";
 
 // Conditions that narrow the asset list (services/assets.ts listAssets) to one route's assets, and

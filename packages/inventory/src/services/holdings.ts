@@ -1,13 +1,9 @@
 import { type AnyKysely, NotFound } from "@anvil/core";
 import { datetime, escaped, related } from "../convert/format.ts";
 import { assetsAssignedTo, assetsAt } from "../repositories/asset-lists.ts";
-import {
-  accessoriesCheckedOut,
-  accessoryUnitsCheckedOut,
-  type Holder,
-  licensesOfSeats,
-} from "../repositories/holdings.ts";
-import { namesOf } from "../repositories/records.ts";
+import { licensesOfSeatsHeldBy } from "../repositories/license-seats.ts";
+import { type AnySelect, namesOf, type Row } from "../repositories/records.ts";
+import { accessoriesCheckedOutTo, accessoryUnitsCheckedOutTo } from "../repositories/stock-checkouts.ts";
 import { accessories } from "../resources/accessories.ts";
 import { licenses } from "../resources/licenses.ts";
 import { locations } from "../resources/locations.ts";
@@ -15,10 +11,11 @@ import { users } from "../resources/users.ts";
 import { ASSET_NOT_FOUND_BY_ROUTE, type AssetListScope, findAsset, listAssets } from "./assets.ts";
 import { inCallersCompany } from "./companies.ts";
 import type { InventoryDatabase } from "./database.ts";
+import type { Holder } from "./holders.ts";
 import { imageUrl } from "./images.ts";
 import { type ListParams, listParams } from "./listing.ts";
 import { type Caller, can } from "./permissions.ts";
-import { findResource, listResource, presentRows } from "./resource.ts";
+import { findResource, listResource, presentRows, type ResourceDefinition } from "./resource.ts";
 
 // What an asset, a location or a user holds (spec §7.1, §12, §19): the licenses of their seats,
 // the accessories and assets checked out to them. Each list first finds the holder (the caller's
@@ -36,6 +33,24 @@ interface Page {
 /** These lists have one order, the check-out's: they offer no sort. */
 function checkoutOrderParams(query: Query): ListParams {
   return listParams(query, { allowed: [], default: "id" });
+}
+
+/** Rows of `table` the caller may see (spec §6: a holder's list hides other companies' items). */
+function callersOnly(caller: Caller, table: string) {
+  return (select: AnySelect) => inCallersCompany(select, caller, table);
+}
+
+/** The page the query asks for, read by `read`, of a resource's rows as that resource presents them. */
+async function presentedPage(
+  database: InventoryDatabase,
+  caller: Caller,
+  definition: ResourceDefinition,
+  query: Query,
+  read: (page: ListParams) => Promise<{ total: number; rows: Row[] }>,
+): Promise<Page> {
+  const params = checkoutOrderParams(query);
+  const page = await read(params);
+  return { ...page, params, rows: await presentRows(database, definition, caller, page.rows) };
 }
 
 /** An undeleted asset, as Snipe-IT's route binding finds it. */
@@ -70,14 +85,9 @@ async function heldLicenses(
   holder: Holder,
   query: Query,
 ): Promise<Page> {
-  const params = checkoutOrderParams(query);
-  const page = await licensesOfSeats(
-    database.db as AnyKysely,
-    holder,
-    (select) => inCallersCompany(select, caller, "licenses"),
-    params,
+  return presentedPage(database, caller, licenses, query, (page) =>
+    licensesOfSeatsHeldBy(database.db as AnyKysely, holder, callersOnly(caller, "licenses"), page),
   );
-  return { ...page, params, rows: await presentRows(database, licenses, caller, page.rows) };
 }
 
 /**
@@ -92,12 +102,7 @@ async function assignedAccessories(
 ): Promise<Page> {
   const db = database.db as AnyKysely;
   const params = checkoutOrderParams(query);
-  const page = await accessoryUnitsCheckedOut(
-    db,
-    holder,
-    (select) => inCallersCompany(select, caller, "accessories"),
-    params,
-  );
+  const page = await accessoryUnitsCheckedOutTo(db, holder, callersOnly(caller, "accessories"), params);
   const creators = await namesOf(
     db,
     "users",
@@ -204,14 +209,9 @@ export async function userAccessories(
   query: Query,
 ) {
   const holder = await user(database, caller, userId);
-  const params = checkoutOrderParams(query);
-  const page = await accessoriesCheckedOut(
-    database.db as AnyKysely,
-    holder,
-    (select) => inCallersCompany(select, caller, "accessories"),
-    params,
+  return presentedPage(database, caller, accessories, query, (page) =>
+    accessoriesCheckedOutTo(database.db as AnyKysely, holder, callersOnly(caller, "accessories"), page),
   );
-  return { ...page, params, rows: await presentRows(database, accessories, caller, page.rows) };
 }
 
 /** `/users/{id}/licenses`: as for assets, Snipe-IT reads a deleted user's licenses on purpose (withTrashed). */
