@@ -9,24 +9,15 @@ export function insertUser(db: Executor, values: Insertable<UserTable>): Promise
   return db.insertInto("users").values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The undeleted user with this username. */
-export function userNamed(db: Executor, username: string): Promise<UserRow | undefined> {
-  return db
-    .selectFrom("users")
-    .selectAll()
-    .where("username", "=", username)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-}
-
-/** The undeleted user with this id. */
-export function undeletedUser(db: Executor, id: number): Promise<UserRow | undefined> {
-  return db
-    .selectFrom("users")
-    .selectAll()
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+/** The undeleted user with this id or this username. */
+export function undeletedUser(
+  db: Executor,
+  key: { id: number } | { username: string },
+): Promise<UserRow | undefined> {
+  const found = db.selectFrom("users").selectAll().where("deleted_at", "is", null);
+  return (
+    "id" in key ? found.where("id", "=", key.id) : found.where("username", "=", key.username)
+  ).executeTakeFirst();
 }
 
 /** Stores the new password hash, unless the stored one is no longer `previous` (changed meanwhile). */

@@ -8,13 +8,7 @@ import {
 } from "@anvil/core";
 import { recordLoginAttempt } from "../repositories/login-attempts.ts";
 import { groupPermissionsOf } from "../repositories/tokens.ts";
-import {
-  forgetTwoFactor,
-  insertUser,
-  replacePasswordHash,
-  undeletedUser,
-  userNamed,
-} from "../repositories/users.ts";
+import { forgetTwoFactor, insertUser, replacePasswordHash, undeletedUser } from "../repositories/users.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import { rowVisibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
@@ -61,7 +55,7 @@ export function findUserByUsername(
   database: InventoryDatabase,
   username: string,
 ): Promise<UserRow | undefined> {
-  return userNamed(database.db, username);
+  return undeletedUser(database.db, { username });
 }
 
 function passwordUsers(database: InventoryDatabase): PasswordAccounts<UserRow> {
@@ -107,7 +101,7 @@ export async function visibleUser(
   id: number,
 ): Promise<UserRow | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  const user = await undeletedUser(database.db, id);
+  const user = await undeletedUser(database.db, { id });
   return user && (await rowVisibleTo(database.db, caller, "users", id)) ? user : undefined;
 }
 
