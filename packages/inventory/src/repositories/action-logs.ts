@@ -1,10 +1,12 @@
 import type { AnyKysely, DialectName } from "@anvil/core";
+import type { Insertable } from "kysely";
+import type { ActionLogTable } from "../schemas/tables.ts";
 import type { Executor } from "../services/database.ts";
 import type { ListParams } from "../services/listing.ts";
 import { type AnySelect, listRecords, type Row } from "./records.ts";
 
-// Reading the activity log (Snipe-IT's action_logs); entries are written by services/activity.ts.
-// A file attached to a record is an "uploaded" entry naming it, whose id is the file's.
+// The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds. A file
+// attached to a record is an "uploaded" entry naming it, whose id is the file's.
 
 /** A thing an entry may be about: a short model name (`asset`, `user`…) and an id. */
 export interface LoggedThing {
@@ -54,6 +56,10 @@ export function entryAuthors(db: Executor, ids: readonly number[]) {
     .select(["id", "first_name", "last_name"])
     .where("id", "in", [0, ...ids])
     .execute();
+}
+
+export async function insertLogEntry(db: Executor, entry: Insertable<ActionLogTable>): Promise<void> {
+  await db.insertInto("action_logs").values(entry).execute();
 }
 
 /** The "uploaded" entries naming a file, of the item, oldest first. */

@@ -107,3 +107,26 @@ export async function claimAssetCheckin(
     .executeTakeFirst();
   return claimed(result);
 }
+
+/**
+ * The first `quantity` assets of the model that can be checked out now, narrowed by `scope` (the
+ * caller's company), locked until the transaction ends: of two kits racing for the last one, the
+ * second waits, then finds none.
+ */
+export async function freeAssetsOfModel(
+  trx: AnyKysely,
+  dialect: DialectName,
+  wanted: { modelId: number; quantity: number },
+  scope: (select: AnySelect) => AnySelect,
+): Promise<Row[]> {
+  const select = trx
+    .selectFrom("assets")
+    .selectAll("assets")
+    .where("assets.model_id", "=", wanted.modelId)
+    .where("assets.assigned_to", "is", null)
+    .where("assets.deleted_at", "is", null)
+    .where("assets.status_id", "in", deployableLabels)
+    .orderBy("assets.id")
+    .limit(wanted.quantity);
+  return (await scope(select).$call(forUpdate(dialect)).execute()) as Row[];
+}

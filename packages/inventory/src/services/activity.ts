@@ -1,5 +1,6 @@
 import type { DialectName } from "@anvil/core";
 import type { Insertable } from "kysely";
+import { insertLogEntry } from "../repositories/action-logs.ts";
 import type { AnyExpressionBuilder, AnySelect } from "../repositories/records.ts";
 import type { ActionLogTable } from "../schemas/tables.ts";
 import { companyScope, inCallersCompany } from "./companies.ts";
@@ -52,7 +53,7 @@ export async function logAction(trx: Executor, dialect: DialectName, entry: Acti
     created_at: now,
     updated_at: now,
   };
-  await trx.insertInto("action_logs").values(row).execute();
+  await insertLogEntry(trx, row);
 }
 
 function comparable(value: unknown): unknown {

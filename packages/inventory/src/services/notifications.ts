@@ -7,6 +7,7 @@ import {
   signHmacSha256Hex,
 } from "@anvil/core";
 import { WEB_PAGES } from "../convert/format.ts";
+import { notifiedAsset, notifiedItem, notifiedUser } from "../repositories/notified-rows.ts";
 import { readSettings } from "../repositories/settings.ts";
 import { activeWebhooks, type WebhookRow } from "../repositories/webhooks.ts";
 import { type ActionEntry, ITEM_TABLES, logAction } from "./activity.ts";
@@ -92,51 +93,19 @@ function userName(row: Row): string {
   return `${text(row.first_name) ?? ""} ${text(row.last_name) ?? ""}`.trim();
 }
 
-async function readAsset(trx: AnyKysely, id: number): Promise<Row | undefined> {
-  return (await trx
-    .selectFrom("assets")
-    .leftJoin("models", "models.id", "assets.model_id")
-    .leftJoin("status_labels", "status_labels.id", "assets.status_id")
-    .leftJoin("locations", "locations.id", "assets.location_id")
-    .select([
-      "assets.id",
-      "assets.name",
-      "assets.asset_tag",
-      "assets.serial",
-      "assets.model_id",
-      "models.name as model_name",
-      "assets.status_id",
-      "status_labels.name as status_name",
-      "assets.location_id",
-      "locations.name as location_name",
-      "assets.assigned_to",
-      "assets.assigned_type",
-      "assets.expected_checkin",
-      "assets.deleted_at",
-    ])
-    .where("assets.id", "=", id)
-    .executeTakeFirst()) as Row | undefined;
-}
-
 async function readParty(trx: AnyKysely, root: URL, type: string, id: number): Promise<Party | undefined> {
   const url = publicUrl(root, `${WEB_PAGES[type] ?? type}/${id}`).href;
   if (type === "asset") {
-    const asset = await readAsset(trx, id);
+    const asset = await notifiedAsset(trx, id);
     return asset && { type, id, name: assetName(asset), url };
   }
   if (type === "user") {
-    const user = (await trx
-      .selectFrom("users")
-      .select(["first_name", "last_name", "username"])
-      .where("id", "=", id)
-      .executeTakeFirst()) as Row | undefined;
+    const user = await notifiedUser(trx, id);
     return user && { type, id, name: userName(user), url };
   }
   const table = ITEM_TABLES[type];
   if (table === undefined) return undefined;
-  const row = (await trx.selectFrom(table).select("name").where("id", "=", id).executeTakeFirst()) as
-    | Row
-    | undefined;
+  const row = await notifiedItem(trx, table, id);
   return row && { type, id, name: text(row.name) ?? "", url };
 }
 
@@ -222,7 +191,7 @@ async function queueNotifications(context: WriteContext, event: InventoryEvent):
   const root = context.caller.rootUrl;
   const item = await readParty(trx, root, event.item.type, event.item.id);
   if (!item) return;
-  const asset = event.item.type === "asset" ? await readAsset(trx, event.item.id) : undefined;
+  const asset = event.item.type === "asset" ? await notifiedAsset(trx, event.item.id) : undefined;
   const target = event.target && (await readParty(trx, root, event.target.type, event.target.id));
   const actor = context.caller.user;
   const admin: Party = {
