@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { test } from "node:test";
 import { kyselyQueriesUnder, tempDir } from "../src/testing/index.ts";
 
-test("kyselyQueriesUnder names each line of a file under the folder that builds or runs a query", async () => {
+test("kyselyQueriesUnder names each line of a file under the folder that builds, narrows or runs a query", async () => {
   const dir = await tempDir();
   try {
     await mkdir(join(dir.path, "v1"));
@@ -22,6 +22,11 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds 
       "const plain = sql`1 = 0`;",
       'const column = sql.ref("name");',
       "const executed = false; // a name that only contains a statement word: selectFromX",
+      'narrow: (select) => select.where("assets.location_id", "=", id),',
+      '  .whereRef("assets.id", "=", "logs.item_id")',
+      '  .innerJoin("models", "models.id", "assets.model_id")',
+      '  .orderBy("name").groupBy("model_id")',
+      "const placed = { whereabouts: nowhere(here), orderByName: true }; // words that only begin like one",
     ];
     await writeFile(join(dir.path, "v1", "dirty.ts"), `${queries.join("\n")}\n`);
     const file = relative(process.cwd(), join(dir.path, "v1", "dirty.ts"));
@@ -34,7 +39,41 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds 
       `${file}:7: ${queries[6]}`,
       `${file}:8: ${queries[7]}`,
       `${file}:9: ${queries[8]}`,
+      `${file}:11: ${queries[10]}`,
+      `${file}:12: ${queries[11].trim()}`,
+      `${file}:13: ${queries[12].trim()}`,
+      `${file}:14: ${queries[13].trim()}`,
     ]);
+  } finally {
+    await dir.remove();
+  }
+});
+
+test("kyselyQueriesUnder checks only the files named, lets a service open a transaction, and refuses a name that is gone", async () => {
+  const dir = await tempDir();
+  try {
+    await mkdir(join(dir.path, "services"));
+    const service = [
+      "return database.db.transaction().execute(async (trx) => {",
+      "  await insertUser(trx, values);",
+      "  return trx.transaction().execute(run).then((rows) => rows.execute());",
+      "});",
+    ];
+    await writeFile(join(dir.path, "services", "users.ts"), `${service.join("\n")}\n`);
+    await writeFile(join(dir.path, "services", "assets.ts"), 'db.selectFrom("assets");\n');
+    const file = relative(process.cwd(), join(dir.path, "services", "users.ts"));
+    const named = { files: ["services/users.ts"] };
+    assert.deepEqual(await kyselyQueriesUnder(dir.path, named), [
+      `${file}:1: ${service[0]}`,
+      `${file}:3: ${service[2].trim()}`,
+    ]);
+    assert.deepEqual(await kyselyQueriesUnder(dir.path, { ...named, transactions: true }), [
+      `${file}:3: ${service[2].trim()}`,
+    ]);
+    await assert.rejects(
+      kyselyQueriesUnder(dir.path, { files: ["services/users.ts", "services/gone.ts"] }),
+      /no such files under .*: services\/gone\.ts/,
+    );
   } finally {
     await dir.remove();
   }

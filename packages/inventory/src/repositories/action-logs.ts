@@ -5,7 +5,8 @@ import type { Executor } from "../services/database.ts";
 import type { ListParams } from "../services/listing.ts";
 import { type AnySelect, listRecords, type Row } from "./records.ts";
 
-// The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds.
+// The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds. A file
+// attached to a record is an "uploaded" entry naming it, whose id is the file's.
 
 /** A thing an entry may be about: a short model name (`asset`, `user`…) and an id. */
 export interface LoggedThing {
@@ -59,4 +60,55 @@ export function entryAuthors(db: Executor, ids: readonly number[]) {
 
 export async function insertLogEntry(db: Executor, entry: Insertable<ActionLogTable>): Promise<void> {
   await db.insertInto("action_logs").values(entry).execute();
+}
+
+/** The "uploaded" entries naming a file, of the item, oldest first. */
+export async function uploadedFiles(db: Executor, item: LoggedThing): Promise<Row[]> {
+  return (await db
+    .selectFrom("action_logs")
+    .selectAll()
+    .where("action_type", "=", "uploaded")
+    .where("item_type", "=", item.type)
+    .where("item_id", "=", item.id)
+    .where("filename", "is not", null)
+    .orderBy("id")
+    .execute()) as Row[];
+}
+
+/** The item's "uploaded" entry with this id. */
+export async function uploadedFile(
+  db: Executor,
+  item: LoggedThing,
+  entryId: number,
+): Promise<Row | undefined> {
+  return (await db
+    .selectFrom("action_logs")
+    .selectAll()
+    .where("id", "=", entryId)
+    .where("action_type", "=", "uploaded")
+    .where("item_type", "=", item.type)
+    .where("item_id", "=", item.id)
+    .executeTakeFirst()) as Row | undefined;
+}
+
+/** The item's entries naming one of these files, oldest first. */
+export async function entriesNaming(
+  db: Executor,
+  item: LoggedThing,
+  filenames: readonly string[],
+): Promise<Row[]> {
+  return (await db
+    .selectFrom("action_logs")
+    .selectAll()
+    .where("item_type", "=", item.type)
+    .where("item_id", "=", item.id)
+    .where("filename", "in", filenames)
+    .orderBy("id")
+    .execute()) as Row[];
+}
+
+/** Deletes the entry; whether it was there (of two deleting it, one was). */
+export async function deleteEntry(db: Executor, id: number): Promise<boolean> {
+  const removed = await db.deleteFrom("action_logs").where("id", "=", id).executeTakeFirst();
+  return Number(removed.numDeletedRows) > 0;
 }

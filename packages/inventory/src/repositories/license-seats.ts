@@ -1,6 +1,8 @@
-import { claimed, type DialectName, forUpdate } from "@anvil/core";
+import { type AnyKysely, claimed, type DialectName, forUpdate } from "@anvil/core";
 import { sql } from "kysely";
 import type { Executor } from "../services/database.ts";
+import type { Holder } from "../services/holders.ts";
+import { type AnySelect, pageInOrder } from "./records.ts";
 
 // License seats (spec §18) and the license rows they belong to; services/seats.ts holds the rules.
 
@@ -195,4 +197,24 @@ export async function anySeatHeld(db: Executor, licenseId: number): Promise<bool
     .where((eb) => eb.or([eb("assigned_to", "is not", null), eb("asset_id", "is not", null)]))
     .executeTakeFirst();
   return held !== undefined;
+}
+
+/**
+ * A page of the licenses of the seats a user or an asset holds, one row per seat in check-out
+ * order, of the licenses `scope` keeps (the caller's company), and their total.
+ */
+export function licensesOfSeatsHeldBy(
+  db: AnyKysely,
+  holder: Holder,
+  scope: (select: AnySelect) => AnySelect,
+  page: { limit: number; offset: number },
+) {
+  const column = holder.type === "asset" ? "asset_id" : "assigned_to";
+  const select = db
+    .selectFrom("license_seats")
+    .innerJoin("licenses", "licenses.id", "license_seats.license_id")
+    .selectAll("licenses")
+    .where(`license_seats.${column}`, "=", holder.id)
+    .where("licenses.deleted_at", "is", null);
+  return pageInOrder(db, scope(select), "license_seats.id", page);
 }

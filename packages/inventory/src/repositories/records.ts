@@ -1,4 +1,4 @@
-import { type AnyKysely, containsText, type DialectName, keptCount, keptRows } from "@anvil/core";
+import { type AnyKysely, containsText, countRows, type DialectName, keptCount, keptRows } from "@anvil/core";
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { type ListParams, sortModifiers } from "../services/listing.ts";
 
@@ -109,6 +109,18 @@ async function keysetPage(
   if (rows.length <= limit) return { total, rows };
   const page = rows.slice(0, limit);
   return { total, rows: page, next: Number(page[page.length - 1].id) };
+}
+
+/** The page of `select`'s rows in `order`, and their total; an offset past the end gives none. */
+export async function pageInOrder(
+  db: AnyKysely,
+  select: AnySelect,
+  order: string,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<{ total: number; rows: Row[] }> {
+  const total = await countRows(db, select);
+  const rows = (await select.orderBy(order).limit(limit).offset(Math.min(offset, total)).execute()) as Row[];
+  return { total, rows };
 }
 
 export async function findRecord(

@@ -1,5 +1,7 @@
-import { type DialectName, forUpdate } from "@anvil/core";
+import { type AnyKysely, type DialectName, forUpdate } from "@anvil/core";
 import type { Executor } from "../services/database.ts";
+import type { Holder } from "../services/holders.ts";
+import { type AnySelect, pageInOrder } from "./records.ts";
 
 // Who holds counted stock (spec §15–§17). An accessory or consumable unit checked out is a row of
 // its own (accessories_checkout, consumables_users); a component check-out is one row with its
@@ -142,4 +144,48 @@ export async function componentCheckoutsPage(
   );
   const rows = await select.selectAll().orderBy("id").limit(page.limit).offset(page.offset).execute();
   return { total, rows };
+}
+
+type Scope = (select: AnySelect) => AnySelect;
+
+/** The check-outs of the undeleted accessories a holder has, joined to their accessory, as `scope` keeps them. */
+function accessoryCheckoutsOf(db: AnyKysely, holder: Holder, scope: Scope): AnySelect {
+  return scope(
+    db
+      .selectFrom("accessories_checkout")
+      .innerJoin("accessories", "accessories.id", "accessories_checkout.accessory_id")
+      .where("accessories_checkout.assigned_type", "=", holder.type)
+      .where("accessories_checkout.assigned_to", "=", holder.id)
+      .where("accessories.deleted_at", "is", null),
+  );
+}
+
+/** A page of the accessory rows, one per unit checked out to the holder, in check-out order. */
+export function accessoriesCheckedOutTo(
+  db: AnyKysely,
+  holder: Holder,
+  scope: Scope,
+  page: { limit: number; offset: number },
+) {
+  const select = accessoryCheckoutsOf(db, holder, scope).selectAll("accessories");
+  return pageInOrder(db, select, "accessories_checkout.id", page);
+}
+
+/** A page of the holder's check-outs (id, note, author, time) with their accessory's id, name and image. */
+export function accessoryUnitsCheckedOutTo(
+  db: AnyKysely,
+  holder: Holder,
+  scope: Scope,
+  page: { limit: number; offset: number },
+) {
+  const select = accessoryCheckoutsOf(db, holder, scope).select([
+    "accessories_checkout.id",
+    "accessories_checkout.note",
+    "accessories_checkout.created_by",
+    "accessories_checkout.created_at",
+    "accessories.id as accessory_id",
+    "accessories.name as accessory_name",
+    "accessories.image as accessory_image",
+  ]);
+  return pageInOrder(db, select, "accessories_checkout.id", page);
 }

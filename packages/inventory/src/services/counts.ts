@@ -1,5 +1,6 @@
 import type { AnyKysely } from "@anvil/core";
-import { type Expression, sql } from "kysely";
+import type { Expression } from "kysely";
+import { type CountSource, countOn, countPerOwner } from "../repositories/counts.ts";
 import { inCallersCompany } from "./companies.ts";
 import type { Caller } from "./permissions.ts";
 
@@ -8,17 +9,6 @@ import type { Caller } from "./permissions.ts";
 // is 0 until the wave that adds its table adds its line here (e.g. `assets_count: { table:
 // "assets", column: "company_id" }` under companies), and delete refusals built on counts start
 // to apply at the same moment.
-
-export interface CountSource {
-  table: string;
-  column: string;
-  /** Whether the counted table soft-deletes (has deleted_at); true unless said otherwise. */
-  softDeletes?: boolean;
-  /** Only rows checked out to this kind of holder (`assigned_to` with `assigned_type`). */
-  assignedType?: string;
-  /** Counted through another table: `column` is on `via.table`, whose id the counted `via.key` holds. */
-  via?: { table: string; key: string };
-}
 
 function assetsThroughModels(column: string): CountSource {
   return { table: "assets", column, via: { table: "models", key: "model_id" } };
@@ -109,25 +99,12 @@ export async function countsFor(
     names.map(async (name) => {
       const source = sourceOf(resource, name);
       if (!source) return;
-      const { via } = source;
-      const owner = via ? `${via.table}.${source.column}` : `${source.table}.${source.column}`;
-      const rows = await db
-        .selectFrom(source.table)
-        .$if(via !== undefined, (q) =>
-          q.innerJoin(`${via?.table}`, `${via?.table}.id`, `${source.table}.${via?.key}`),
-        )
-        .select([`${owner} as owner`, (eb) => eb.fn.countAll<number>().as("count")])
-        .where(owner, "in", [...ids])
-        .$if(source.softDeletes !== false, (q) => q.where(`${source.table}.deleted_at`, "is", null))
-        .$if(source.assignedType !== undefined, (q) =>
-          q.where(`${source.table}.assigned_type`, "=", source.assignedType),
-        )
-        .$call((q) => (seenBy ? inCallersCompany(q, seenBy, source.table) : q))
-        .groupBy(owner)
-        .execute();
+      const rows = await countPerOwner(db, source, ids, (select) =>
+        seenBy ? inCallersCompany(select, seenBy, source.table) : select,
+      );
       for (const row of rows) {
-        const counts = result.get(Number(row.owner));
-        if (counts) counts[name] = Number(row.count);
+        const counts = result.get(row.owner);
+        if (counts) counts[name] = row.count;
       }
     }),
   );
@@ -136,19 +113,5 @@ export async function countsFor(
 
 /** A count as an SQL expression on `table.id`, to sort by; 0 for counts without a source yet. */
 export function countExpression(resource: string, count: string, table: string): Expression<number> {
-  const source = sourceOf(resource, count);
-  // A bare `0` in ORDER BY would name a column position.
-  if (!source) return sql<number>`(select 0)`;
-  const live = source.softDeletes === false ? sql`` : sql` and counted.deleted_at is null`;
-  const held = source.assignedType ? sql` and counted.assigned_type = ${source.assignedType}` : sql``;
-  const { via } = source;
-  if (via)
-    return sql<number>`(select count(*) from ${sql.table(source.table)} as counted join ${sql.table(
-      via.table,
-    )} as via on via.id = counted.${sql.ref(via.key)} where via.${sql.ref(source.column)} = ${sql.ref(
-      `${table}.id`,
-    )}${live}${held})`;
-  return sql<number>`(select count(*) from ${sql.table(source.table)} as counted where counted.${sql.ref(
-    source.column,
-  )} = ${sql.ref(`${table}.id`)}${live}${held})`;
+  return countOn(sourceOf(resource, count), table);
 }

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type AnyKysely, Invalid, type SavedUpload } from "@anvil/core";
-import type { Row } from "../repositories/records.ts";
+import { deleteEntry, entriesNaming, uploadedFile, uploadedFiles } from "../repositories/action-logs.ts";
+import { findRecord, type Row } from "../repositories/records.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import { visibleTo } from "./companies.ts";
 import type { InventoryDatabase } from "./database.ts";
@@ -94,26 +95,13 @@ export async function attachedTo(
   id: number,
 ): Promise<Row | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  const row = (await db
-    .selectFrom(kind.table)
-    .selectAll()
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst()) as Row | undefined;
+  const row = await findRecord(db, kind.table, id, { softDeletes: true, trashed: "without" });
   return row && visibleTo(caller, kind.table, row) ? row : undefined;
 }
 
 /** The "uploaded" log entries of a record, oldest first. */
 export async function listFiles(db: AnyKysely, kind: Attachable, id: number): Promise<Row[]> {
-  return (await db
-    .selectFrom("action_logs")
-    .selectAll()
-    .where("action_type", "=", "uploaded")
-    .where("item_type", "=", kind.itemType)
-    .where("item_id", "=", id)
-    .where("filename", "is not", null)
-    .orderBy("id")
-    .execute()) as Row[];
+  return uploadedFiles(db, { type: kind.itemType, id });
 }
 
 /** One of the record's files, with where it is stored; undefined when the record has no such file. */
@@ -125,14 +113,7 @@ export async function findFile(
   fileId: number,
 ): Promise<{ entry: Row; path: string } | undefined> {
   if (!Number.isSafeInteger(fileId)) return undefined;
-  const entry = (await db
-    .selectFrom("action_logs")
-    .selectAll()
-    .where("id", "=", fileId)
-    .where("action_type", "=", "uploaded")
-    .where("item_type", "=", kind.itemType)
-    .where("item_id", "=", id)
-    .executeTakeFirst()) as Row | undefined;
+  const entry = await uploadedFile(db, { type: kind.itemType, id }, fileId);
   if (!entry || !isStoredName(entry.filename)) return undefined;
   return { entry, path: join(storage.attachments, kind.folder, entry.filename) };
 }
@@ -181,14 +162,7 @@ export async function attachFiles(
           filename,
           origin,
         });
-      return (await trx
-        .selectFrom("action_logs")
-        .selectAll()
-        .where("item_type", "=", kind.itemType)
-        .where("item_id", "=", record.id)
-        .where("filename", "in", names)
-        .orderBy("id")
-        .execute()) as Row[];
+      return entriesNaming(trx, { type: kind.itemType, id: record.id }, names);
     });
   } catch (error) {
     await discard(kept);
@@ -206,11 +180,7 @@ export async function deleteFile(
 ): Promise<boolean> {
   const file = await findFile(database.db as AnyKysely, storage, kind, id, fileId);
   if (!file) return false;
-  const removed = await (database.db as AnyKysely)
-    .deleteFrom("action_logs")
-    .where("id", "=", file.entry.id)
-    .executeTakeFirst();
-  if (Number(removed.numDeletedRows) === 0) return false;
+  if (!(await deleteEntry(database.db, file.entry.id))) return false;
   await discard([file.path]);
   return true;
 }

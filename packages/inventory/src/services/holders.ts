@@ -9,6 +9,12 @@ import type { Caller } from "./permissions.ts";
 
 export type HolderType = "user" | "location" | "asset";
 
+/** A user, a location or an asset that holds checked-out things. */
+export interface Holder {
+  type: HolderType;
+  id: number;
+}
+
 const TABLES = { user: "users", location: "locations", asset: "assets" } as const;
 
 /**

@@ -1,6 +1,7 @@
 import { type AnyKysely, isUniqueViolation } from "@anvil/core";
 import { presentAssets } from "../convert/asset.ts";
 import { datetime } from "../convert/format.ts";
+import { assetsWithIds, isRequestableAsset, requestableAssets } from "../repositories/asset-lists.ts";
 import {
   cancelRequest,
   countAssetRequest,
@@ -8,9 +9,9 @@ import {
   openRequestsOf,
   requestedBy,
 } from "../repositories/checkout-requests.ts";
-import type { AnySelect, Row } from "../repositories/records.ts";
+import type { Row } from "../repositories/records.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
-import { findAsset } from "./assets.ts";
+import { findAsset, listAssets } from "./assets.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { MAX_RESULTS } from "./listing.ts";
 import type { Caller } from "./permissions.ts";
@@ -27,25 +28,8 @@ export const REQUEST_MESSAGES = {
 
 const ASSET_TYPE = "asset";
 
-/** Assets a user may request: requestable, undeleted, with a deployable or pending label. */
-export function requestableAssets(select: AnySelect): AnySelect {
-  return select.where("assets.requestable", "=", true).where((eb) =>
-    eb(
-      "assets.status_id",
-      "in",
-      eb
-        .selectFrom("status_labels")
-        .select("status_labels.id")
-        .where("status_labels.archived", "=", false)
-        .where((label) =>
-          label.or([label("status_labels.deployable", "=", true), label("status_labels.pending", "=", true)]),
-        ),
-    ),
-  );
-}
-
 /** Rows of the requestable list, as Snipe-IT's requested-asset transformer shows them. */
-export async function presentRequestable(db: AnyKysely, caller: Caller, rows: Row[]) {
+async function presentRequestable(db: AnyKysely, caller: Caller, rows: Row[]) {
   const [assets, requested] = await Promise.all([
     presentAssets(db, caller, rows),
     requestedBy(
@@ -75,12 +59,9 @@ export async function presentRequestable(db: AnyKysely, caller: Caller, rows: Ro
   });
 }
 
-async function isRequestable(db: AnyKysely, asset: Row): Promise<boolean> {
-  if (asset.deleted_at !== null) return false;
-  const found = await requestableAssets(db.selectFrom("assets").select("assets.id"))
-    .where("assets.id", "=", asset.id)
-    .executeTakeFirst();
-  return found !== undefined;
+/** The page of the assets the caller may request that the query asks for (every asset filter applies). */
+export function requestableList(database: InventoryDatabase, caller: Caller, query: Record<string, unknown>) {
+  return listAssets(database, caller, query, { narrow: requestableAssets, present: presentRequestable });
 }
 
 /**
@@ -95,7 +76,8 @@ export async function requestAsset(
 ): Promise<"requested" | "not-requestable"> {
   const db = database.db as AnyKysely;
   const asset = await findAsset(db, assetId, caller, "Asset not found");
-  if (!(await isRequestable(db, asset))) return "not-requestable";
+  // A deleted asset is not requestable, whatever its row says.
+  if (asset.deleted_at !== null || !(await isRequestableAsset(db, asset.id))) return "not-requestable";
   const now = storedNow(database.dialect);
   try {
     await database.db.transaction().execute(async (trx) => {
@@ -144,10 +126,9 @@ export async function ownRequests(database: InventoryDatabase, caller: Caller) {
   const db = database.db as AnyKysely;
   const page = await openRequestsOf(database.db, caller.user.id, MAX_RESULTS);
   const ids = page.rows.map((request) => Number(request.requestable_id));
-  const assets = ids.length
-    ? ((await db.selectFrom("assets").selectAll().where("id", "in", ids).execute()) as Row[])
-    : [];
-  const shown = new Map((await presentAssets(db, caller, assets)).map((asset) => [asset.id, asset]));
+  const shown = new Map(
+    (await presentAssets(db, caller, await assetsWithIds(db, ids))).map((asset) => [asset.id, asset]),
+  );
   const rows = page.rows.flatMap((request) => {
     const asset = shown.get(Number(request.requestable_id));
     if (!asset) return [];

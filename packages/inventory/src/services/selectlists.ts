@@ -1,6 +1,14 @@
-import { type AnyKysely, containsText, countRows, type DialectName } from "@anvil/core";
-import { type Expression, type SqlBool, sql } from "kysely";
-import { type AnySelect, namesOf, type Row } from "../repositories/records.ts";
+import type { AnyKysely } from "@anvil/core";
+import { namesOf, type Row } from "../repositories/records.ts";
+import {
+  categoriesOfType,
+  labelsFlagged,
+  locationsByName,
+  type Refine,
+  selectableAssets,
+  selectlistRows,
+} from "../repositories/selectlists.ts";
+import { labelsWithIds } from "../repositories/status-labels.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { inCallersCompany } from "./companies.ts";
 import type { InventoryDatabase } from "./database.ts";
@@ -57,7 +65,8 @@ interface SelectSource {
   table: string;
   search: readonly string[];
   order: ReadonlyArray<readonly [string, "asc" | "desc"]>;
-  refine?: (select: AnySelect, query: Record<string, unknown>) => AnySelect;
+  /** The list's own conditions, for what the query asks. */
+  refine?: (query: Record<string, unknown>) => Refine;
   /** The entries' texts, for a page of rows (related names are loaded once per page). */
   texts?: (db: AnyKysely, rows: Row[]) => Promise<string[]>;
 }
@@ -67,8 +76,6 @@ const named = (table: string): SelectSource => ({ table, search: ["name"], order
 
 /** An asset as Snipe-IT's presenter names it: `name (tag) - model`, its holder, and a pending mark. */
 async function assetTexts(db: AnyKysely, rows: Row[]): Promise<string[]> {
-  // An empty page asks for no label: PostgreSQL refuses the `in ()` of an empty list.
-  if (rows.length === 0) return [];
   const models = await namesOf(
     db,
     "models",
@@ -80,13 +87,10 @@ async function assetTexts(db: AnyKysely, rows: Row[]): Promise<string[]> {
     rows.filter((row) => row.assigned_type === "user").map((row) => row.assigned_to),
   );
   const labels = new Map(
-    (
-      (await db
-        .selectFrom("status_labels")
-        .selectAll()
-        .where("id", "in", [...new Set(rows.map((row) => Number(row.status_id)))])
-        .execute()) as Row[]
-    ).map((label) => [Number(label.id), statusType(label)]),
+    (await labelsWithIds(db, [...new Set(rows.map((row) => Number(row.status_id)))])).map((label) => [
+      Number(label.id),
+      statusType(label),
+    ]),
   );
   return rows.map((row) => {
     let text = (row.name as string | null) ?? "";
@@ -132,28 +136,15 @@ async function userTexts(_db: AnyKysely, rows: Row[]): Promise<string[]> {
 }
 
 /** Labels of the kinds asked for with `deployable`, `pending`, `archived`. */
-function labelFlags(select: AnySelect, query: Record<string, unknown>): AnySelect {
-  let q = select;
-  for (const flag of ["deployable", "pending", "archived"])
-    if (query[flag] !== undefined && query[flag] !== "") q = q.where(`status_labels.${flag}`, "=", true);
-  return q;
+function labelFlags(query: Record<string, unknown>): Refine {
+  return labelsFlagged(
+    ["deployable", "pending", "archived"].filter((flag) => query[flag] !== undefined && query[flag] !== ""),
+  );
 }
 
 /** Only assets ready to deploy (`assetStatusType=RTD`); archived ones never. */
-function assetStates(select: AnySelect, query: Record<string, unknown>): AnySelect {
-  const labels = (flags: Record<string, boolean>) => {
-    let q = sql`select id from status_labels where 1 = 1`;
-    for (const [flag, value] of Object.entries(flags)) q = sql`${q} and ${sql.ref(flag)} = ${value}`;
-    return q;
-  };
-  let q = select.where(sql<SqlBool>`assets.status_id not in (${labels({ archived: true })})`);
-  if (query.assetStatusType === "RTD")
-    q = q
-      .where("assets.assigned_to", "is", null)
-      .where(
-        sql<SqlBool>`assets.status_id in (${labels({ deployable: true, pending: false, archived: false })})`,
-      );
-  return q;
+function assetStates(query: Record<string, unknown>): Refine {
+  return selectableAssets(query.assetStatusType === "RTD");
 }
 
 /** Every select list but the locations' tree, by the path it is served under. */
@@ -211,19 +202,6 @@ function envelope(items: SelectItem[], total: number, page: number, perPage: num
   };
 }
 
-function searched(dialect: DialectName, table: string, columns: readonly string[], term: string) {
-  return (select: AnySelect) =>
-    term === ""
-      ? select
-      : select.where((eb) =>
-          eb.or(
-            columns.map((column) =>
-              containsText(dialect, sql.ref(`${table}.${column}`) as Expression<unknown>, term),
-            ),
-          ),
-        );
-}
-
 function imageOf(caller: Caller, table: string, row: Row): string | null {
   return imageUrl(caller, table, table === "users" ? row.avatar : row.image);
 }
@@ -236,21 +214,19 @@ export async function selectlist(
   { search, page, query }: SelectQuery,
 ): Promise<Selectlist> {
   const db = database.db as AnyKysely;
-  let select: AnySelect = db
-    .selectFrom(source.table)
-    .selectAll(source.table)
-    .where(`${source.table}.deleted_at`, "is", null);
-  select = searched(database.dialect, source.table, source.search, search)(select);
-  select = inCallersCompany(select, caller, source.table);
-  if (source.refine) select = source.refine(select, query);
-  const total = await countRows(db, select);
-  for (const [column, direction] of source.order)
-    select = select.orderBy(`${source.table}.${column}`, direction);
-  const rows = (await select
-    .orderBy(`${source.table}.id`)
-    .limit(PER_PAGE)
-    .offset((page - 1) * PER_PAGE)
-    .execute()) as Row[];
+  const own = source.refine?.(query);
+  const { total, rows } = await selectlistRows(db, database.dialect, {
+    table: source.table,
+    search: source.search,
+    term: search,
+    order: source.order,
+    refine: (select) => {
+      const scoped = inCallersCompany(select, caller, source.table);
+      return own ? own(scoped) : scoped;
+    },
+    limit: PER_PAGE,
+    offset: (page - 1) * PER_PAGE,
+  });
   const texts = source.texts ? await source.texts(db, rows) : rows.map((row) => String(row.name));
   const items = rows.map((row, index) => ({
     id: Number(row.id),
@@ -264,7 +240,7 @@ export async function selectlist(
 export function categorySource(type: string): SelectSource {
   return {
     ...named("categories"),
-    refine: (select) => select.where("categories.category_type", "=", type.toLowerCase()),
+    refine: () => categoriesOfType(type.toLowerCase()),
   };
 }
 
@@ -278,14 +254,7 @@ export async function locationSelectlist(
   caller: Caller,
   { search, page }: SelectQuery,
 ): Promise<Selectlist> {
-  const db = database.db as AnyKysely;
-  const select = searched(
-    database.dialect,
-    "locations",
-    ["name"],
-    search,
-  )(db.selectFrom("locations").selectAll().where("deleted_at", "is", null));
-  const rows = (await select.orderBy("name").orderBy("id").execute()) as Row[];
+  const rows = await locationsByName(database.db as AnyKysely, database.dialect, search);
   let ordered: Array<{ row: Row; text: string }>;
   if (search !== "") ordered = rows.map((row) => ({ row, text: String(row.name) }));
   else {

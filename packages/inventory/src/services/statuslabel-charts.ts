@@ -1,7 +1,7 @@
 import type { AnyKysely } from "@anvil/core";
-import { sql } from "kysely";
 import { escaped } from "../convert/format.ts";
-import type { Row } from "../repositories/records.ts";
+import { assetCountsPerLabel } from "../repositories/asset-lists.ts";
+import { undeletedLabels } from "../repositories/status-labels.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { inCallersCompany } from "./companies.ts";
 import type { Caller } from "./permissions.ts";
@@ -47,37 +47,13 @@ function chart(slices: { label: string; count: number; color?: string | null }[]
 }
 
 /** Undeleted assets the caller may see, counted per label and per whether they are checked out. */
-async function assetCounts(db: AnyKysely, caller: Caller) {
-  const select = db
-    .selectFrom("assets")
-    .select([
-      "assets.status_id",
-      sql<number>`case when assets.assigned_to is null then 0 else 1 end`.as("assigned"),
-      sql<number>`count(*)`.as("count"),
-    ])
-    .where("assets.deleted_at", "is", null);
-  const rows = await inCallersCompany(select, caller, "assets")
-    .groupBy(["assets.status_id", sql`case when assets.assigned_to is null then 0 else 1 end`])
-    .execute();
-  return rows.map((row) => ({
-    statusId: Number(row.status_id),
-    assigned: Number(row.assigned) === 1,
-    count: Number(row.count),
-  }));
-}
-
-async function labels(db: AnyKysely): Promise<Row[]> {
-  return (await db
-    .selectFrom("status_labels")
-    .selectAll()
-    .where("deleted_at", "is", null)
-    .orderBy("id")
-    .execute()) as Row[];
+function assetCounts(db: AnyKysely, caller: Caller) {
+  return assetCountsPerLabel(db, (select) => inCallersCompany(select, caller, "assets"));
 }
 
 /** One slice per label holding assets, in the label's colour when it has one. */
 export async function assetsByLabel(db: AnyKysely, caller: Caller) {
-  const [counts, all] = await Promise.all([assetCounts(db, caller), labels(db)]);
+  const [counts, all] = await Promise.all([assetCounts(db, caller), undeletedLabels(db)]);
   const perLabel = new Map<number, number>();
   for (const count of counts) perLabel.set(count.statusId, (perLabel.get(count.statusId) ?? 0) + count.count);
   return chart(
@@ -93,7 +69,7 @@ export async function assetsByLabel(db: AnyKysely, caller: Caller) {
 
 /** One slice per status type: checked out is Deployed, else the type of the asset's label. */
 export async function assetsByType(db: AnyKysely, caller: Caller) {
-  const [counts, all] = await Promise.all([assetCounts(db, caller), labels(db)]);
+  const [counts, all] = await Promise.all([assetCounts(db, caller), undeletedLabels(db)]);
   const typeOf = new Map(all.map((label) => [label.id, statusType(label)]));
   const totals: Record<string, number> = { rtd: 0, deployed: 0, archived: 0, pending: 0, undeployable: 0 };
   for (const count of counts) {

@@ -8,6 +8,7 @@ import {
 } from "@anvil/core";
 import { recordLoginAttempt } from "../repositories/login-attempts.ts";
 import { groupPermissionsOf } from "../repositories/tokens.ts";
+import { forgetTwoFactor, insertUser, replacePasswordHash, undeletedUser } from "../repositories/users.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import { rowVisibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
@@ -27,19 +28,15 @@ export async function createFirstUser(
   const password = await hashPassword(input.password);
   try {
     return await database.db.transaction().execute(async (trx) => {
-      const user = await trx
-        .insertInto("users")
-        .values({
-          first_name: input.firstName ?? input.username,
-          username: input.username,
-          email: input.email,
-          password,
-          permissions: JSON.stringify(permissions),
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const user = await insertUser(trx, {
+        first_name: input.firstName ?? input.username,
+        username: input.username,
+        email: input.email,
+        password,
+        permissions: JSON.stringify(permissions),
+        created_at: now,
+        updated_at: now,
+      });
       await logAction(trx, database.dialect, {
         createdBy: null,
         actionType: "create",
@@ -58,26 +55,14 @@ export function findUserByUsername(
   database: InventoryDatabase,
   username: string,
 ): Promise<UserRow | undefined> {
-  return database.db
-    .selectFrom("users")
-    .selectAll()
-    .where("username", "=", username)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  return undeletedUser(database.db, { username });
 }
 
 function passwordUsers(database: InventoryDatabase): PasswordAccounts<UserRow> {
   return {
     find: (username) => findUserByUsername(database, username),
     hashOf: (user) => user.password,
-    replaceHash: async (user, previous, next) => {
-      await database.db
-        .updateTable("users")
-        .set({ password: next })
-        .where("id", "=", user.id)
-        .where("password", "=", previous)
-        .execute();
-    },
+    replaceHash: (user, previous, next) => replacePasswordHash(database.db, user.id, previous, next),
   };
 }
 
@@ -116,12 +101,7 @@ export async function visibleUser(
   id: number,
 ): Promise<UserRow | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  const user = await database.db
-    .selectFrom("users")
-    .selectAll()
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const user = await undeletedUser(database.db, { id });
   return user && (await rowVisibleTo(database.db, caller, "users", id)) ? user : undefined;
 }
 
@@ -138,7 +118,7 @@ export async function resetTwoFactor(
   const user = await visibleUser(database, caller, id);
   if (!user) return false;
   await database.db.transaction().execute(async (trx) => {
-    await trx.updateTable("users").set({ two_factor_enrolled: false }).where("id", "=", user.id).execute();
+    await forgetTwoFactor(trx, user.id);
     await logAction(trx, database.dialect, {
       createdBy: caller.user.id,
       actionType: "2FA reset",

@@ -20,6 +20,7 @@ const STAFF = {
   "licenses.view": "1",
   "licenses.checkout": "1",
   "locations.view": "1",
+  "statuslabels.view": "1",
 };
 
 /** A user of `companyId` (none when null) with the staff permissions, and their token. */
@@ -84,6 +85,15 @@ forEachInventory(
       const location = await call<Row>("GET", `/locations/${f.locationId}`, undefined, alice.token);
       assert.equal(location.body.assets_count, 1, "counts only what the caller may see");
       assert.equal((await call<Row>("GET", `/locations/${f.locationId}`)).body.assets_count, 2);
+    });
+
+    test("the dashboard's charts count the caller's company's assets only", async () => {
+      type Chart = { labels: string[]; datasets: Array<{ data: number[] }> };
+      const chart = async (path: string, token?: string) =>
+        (await call<Chart>("GET", `/statuslabels/assets/${path}`, undefined, token)).body;
+      assert.deepEqual((await chart("name", alice.token)).labels, ["co deployable (1)"]);
+      assert.deepEqual((await chart("name")).labels, ["co deployable (3)"]);
+      assert.deepEqual((await chart("type", nobody.token)).datasets[0].data, [1, 0, 0, 0, 0]);
     });
 
     test("another company's asset does not exist for the caller, whatever the route", async () => {

@@ -1,11 +1,9 @@
-import { listAssets } from "../../services/assets.ts";
 import {
   cancelAssetRequest,
   ownRequests,
-  presentRequestable,
   REQUEST_MESSAGES,
   requestAsset,
-  requestableAssets,
+  requestableList,
 } from "../../services/requests.ts";
 import { type ApiContext, authorized, idParam, originOf, permitted, sendList, success } from "./context.ts";
 import { IdParams, ListQuery } from "./resource.ts";
@@ -22,10 +20,7 @@ export function registerAccountRequests({ app, database }: ApiContext): void {
     { schema: { tags, querystring: ListQuery } },
     async (request, reply) => {
       const caller = authorized(request, PERMISSION);
-      const page = await listAssets(database, caller, request.query as Record<string, unknown>, {
-        narrow: requestableAssets,
-        present: presentRequestable,
-      });
+      const page = await requestableList(database, caller, request.query as Record<string, unknown>);
       return sendList(request, reply, page.params, page);
     },
   );
