@@ -49,7 +49,7 @@ test("kyselyQueriesUnder names each line of a file under the folder that builds,
   }
 });
 
-test("kyselyQueriesUnder checks only the files named, lets a service open a transaction, and refuses a name that is gone", async () => {
+test("kyselyQueriesUnder checks only the files named, lets a service open a transaction (on one line or two), and refuses a name that is gone", async () => {
   const dir = await tempDir();
   try {
     await mkdir(join(dir.path, "services"));
@@ -58,6 +58,11 @@ test("kyselyQueriesUnder checks only the files named, lets a service open a tran
       "  await insertUser(trx, values);",
       "  return trx.transaction().execute(run).then((rows) => rows.execute());",
       "});",
+      "await actor.database.db",
+      "  .transaction()",
+      "  .execute((trx) => work(trx));",
+      'await db.selectFrom("users")',
+      "  .execute();",
     ];
     await writeFile(join(dir.path, "services", "users.ts"), `${service.join("\n")}\n`);
     await writeFile(join(dir.path, "services", "assets.ts"), 'db.selectFrom("assets");\n');
@@ -66,9 +71,14 @@ test("kyselyQueriesUnder checks only the files named, lets a service open a tran
     assert.deepEqual(await kyselyQueriesUnder(dir.path, named), [
       `${file}:1: ${service[0]}`,
       `${file}:3: ${service[2].trim()}`,
+      `${file}:7: ${service[6].trim()}`,
+      `${file}:8: ${service[7].trim()}`,
+      `${file}:9: ${service[8].trim()}`,
     ]);
     assert.deepEqual(await kyselyQueriesUnder(dir.path, { ...named, transactions: true }), [
       `${file}:3: ${service[2].trim()}`,
+      `${file}:8: ${service[7].trim()}`,
+      `${file}:9: ${service[8].trim()}`,
     ]);
     await assert.rejects(
       kyselyQueriesUnder(dir.path, { files: ["services/users.ts", "services/gone.ts"] }),

@@ -21,8 +21,11 @@ const QUERY = new RegExp(
     .join("|"),
 );
 
-/** A transaction opened around a service's calls: the service decides it, its repositories query. */
-const TRANSACTION = /\.transaction\(\)\.execute\(/g;
+/**
+ * A transaction opened around a service's calls: the service decides it, its repositories query.
+ * The two calls may stand on two lines.
+ */
+const TRANSACTION = /\.transaction\(\)(\s*)\.execute\(/g;
 
 export interface LayerRules {
   /** Only these files (names relative to the folder); every TypeScript file when absent. */
@@ -49,10 +52,13 @@ export async function kyselyQueriesUnder(dir: string, rules: LayerRules = {}): P
     .sort();
   const found: string[] = [];
   for (const file of files) {
-    const lines = (await readFile(file, "utf8")).split("\n");
-    lines.forEach((text, index) => {
-      const read = rules.transactions ? text.replace(TRANSACTION, "") : text;
-      if (QUERY.test(read)) found.push(`${relative(process.cwd(), file)}:${index + 1}: ${text.trim()}`);
+    const text = await readFile(file, "utf8");
+    // Line breaks are kept where a transaction is taken out, so the lines keep their numbers.
+    const read = (rules.transactions ? text.replace(TRANSACTION, "$1") : text).split("\n");
+    const lines = text.split("\n");
+    read.forEach((line, index) => {
+      if (QUERY.test(line))
+        found.push(`${relative(process.cwd(), file)}:${index + 1}: ${lines[index].trim()}`);
     });
   }
   return found;
