@@ -202,7 +202,7 @@ forEachForge("forge fuzz: no route answers 5xx or stalls on malformed requests",
 
   test("every operation of /swagger.v1.json, as the admin, anonymously and with junk credentials", async (t) => {
     const document = await (await fetch(`${forge.url}/swagger.v1.json`)).json();
-    const settings = fuzzSettings({ perRoute: 20 });
+    const settings = fuzzSettings({ perRoute: 12 });
     const run = await fuzzService({
       url: forge.url,
       document,
