@@ -1,6 +1,6 @@
 import type { DialectName } from "@anvil/core";
 import type { Insertable } from "kysely";
-import type { AnyExpressionBuilder, AnySelect } from "../repositories/records.ts";
+import { type AnyExpressionBuilder, type AnySelect, insertChunks } from "../repositories/records.ts";
 import type { ActionLogTable } from "../schemas/tables.ts";
 import { companyScope, inCallersCompany } from "./companies.ts";
 import { type Executor, storedNow } from "./database.ts";
@@ -32,9 +32,8 @@ export interface ActionEntry {
   filename?: string;
 }
 
-export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
-  const now = storedNow(dialect);
-  const row: Insertable<ActionLogTable> = {
+function actionRow(now: string | Date, entry: ActionEntry): Insertable<ActionLogTable> {
+  return {
     created_by: entry.createdBy,
     action_type: entry.actionType,
     item_type: entry.item?.type ?? null,
@@ -52,7 +51,25 @@ export async function logAction(trx: Executor, dialect: DialectName, entry: Acti
     created_at: now,
     updated_at: now,
   };
-  await trx.insertInto("action_logs").values(row).execute();
+}
+
+export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
+  await trx
+    .insertInto("action_logs")
+    .values(actionRow(storedNow(dialect), entry))
+    .execute();
+}
+
+/** Entries of many writes at once (an import's batch), one INSERT a chunk, in the order given. */
+export async function logActions(
+  trx: Executor,
+  dialect: DialectName,
+  entries: readonly ActionEntry[],
+): Promise<void> {
+  const now = storedNow(dialect);
+  const rows = entries.map((entry) => actionRow(now, entry));
+  for (const chunk of insertChunks(rows, Object.keys(rows[0] ?? {}).length))
+    await trx.insertInto("action_logs").values(chunk).execute();
 }
 
 function comparable(value: unknown): unknown {
