@@ -40,7 +40,7 @@ import { discard, extensionOf, generatedName, keep, type Storage, storedPath } f
 // repeats what is stored. Where the importer can (importers.ts, `bulk`), a batch first reads what
 // its rows name with one query a table, then plans each row through the same create or update,
 // its rules reading those rows instead of the database, and writes the plain creates together:
-// one INSERT for their records, one for their activity entries. A row that would write anything
+// one INSERT for the records that name the same columns, one for their activity entries. A row that would write anything
 // else (a record it names, a holder, a changed field), fails, or shares its asset tag with an
 // earlier row of the batch runs alone in its savepoint as before, once the creates planned before
 // it are written, so every row sees what the rows before it did. When the joint INSERT is refused
@@ -528,11 +528,6 @@ function unplanned(error: unknown): undefined {
   throw error;
 }
 
-/** The columns a planned create writes, which the creates written together must share. */
-function columnsOf(plan: PlannedCreate): string {
-  return Object.keys(plan.columns).sort().join(",");
-}
-
 /**
  * Marks an import as processing, its counts and stored errors cleared, unless it is processing
  * already (and has moved within STALE_MS); in one transaction, so that two requests cannot both start it.
@@ -696,7 +691,6 @@ export async function processImport(
       const plan = first ? await planRow(planning, pending.fields).catch(unplanned) : undefined;
       if (plan === "unchanged") outcomes.push("unchanged");
       else if (plan) {
-        if (deferred.length > 0 && columnsOf(deferred[0].plan) !== columnsOf(plan)) await flush();
         deferred.push({ index: outcomes.length, pending, plan });
         outcomes.push("created");
       } else {

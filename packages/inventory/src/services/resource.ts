@@ -430,20 +430,28 @@ export async function createWithin(
 }
 
 /**
- * Planned creates written together: one INSERT of all their rows (which must name the same
- * columns), one of their activity entries, then their notifications. Only for creates whose
+ * Planned creates written together: one INSERT for the rows naming the same columns (a row that
+ * leaves a column out gets the table's default, which only leaving it out gives on both
+ * databases), one for their activity entries, then their notifications. Only for creates whose
  * `afterSave` has nothing to do (the caller knows it: an asset without custom fields or holder).
+ * The rows come back in id order; rows of one group of columns have ids in the order given.
  */
 export async function createPlannedWithin(
   context: WriteContext,
   definition: ResourceDefinition,
   planned: readonly PlannedCreate[],
 ): Promise<Row[]> {
-  const rows = await insertRecords(
-    context.trx,
-    definition.table,
-    planned.map((plan) => plan.columns),
-  );
+  const groups = Map.groupBy(planned, (plan) => Object.keys(plan.columns).sort().join(","));
+  const rows: Row[] = [];
+  for (const group of groups.values())
+    rows.push(
+      ...(await insertRecords(
+        context.trx,
+        definition.table,
+        group.map((plan) => plan.columns),
+      )),
+    );
+  rows.sort((a, b) => Number(a.id) - Number(b.id));
   await logActions(
     context.trx,
     context.database.dialect,

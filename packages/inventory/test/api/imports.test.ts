@@ -428,6 +428,27 @@ forEachInventory(
       }
     });
 
+    test("a webhook for asset.create hears of every asset an import creates, written together or alone", async () => {
+      const hook = await api<Envelope<{ id: number }>>(inventory, "POST", "/webhooks", {
+        body: { name: "import hook", url: "https://hooks.example.invalid/import", events: ["asset.create"] },
+      });
+      assert.equal(hook.body.status, "success", JSON.stringify(hook.body));
+      const deliveries = async () =>
+        (
+          await api<List<{ event: string }>>(inventory, "GET", `/webhooks/${hook.body.payload.id}/deliveries`)
+        ).body.rows.filter((delivery) => delivery.event === "asset.create").length;
+      // Two rows name records that exist (written together), one a new model (written alone).
+      const file = await uploaded(
+        "Asset Tag,Item Name,Model Name,Category\nIMP-H1,Heard one,ImpBook,Imported laptops\nIMP-H2,Heard two,ImpBook,Imported laptops\nIMP-H3,Heard three,Hook Book,Imported laptops\n",
+      );
+      assert.equal((await process(file.id, { "import-type": "asset" })).body.status, "success");
+      assert.equal(await deliveries(), 3);
+      assert.equal(
+        (await api<Envelope>(inventory, "DELETE", `/webhooks/${hook.body.payload.id}`)).status,
+        200,
+      );
+    });
+
     test("run-backup copies an SQLite database before the import", async () => {
       const file = await uploaded("Asset Tag,Model Name,Category\nIMP-50,ImpBook,Imported laptops\n");
       const done = await process(file.id, { "import-type": "asset", "run-backup": true });
