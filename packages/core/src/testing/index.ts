@@ -8,6 +8,7 @@ export {
   signedWith,
   startHookRunner,
 } from "./hook-runner.ts";
+export { kyselyQueriesUnder } from "./layering.ts";
 export {
   type Finished,
   groupAlive,

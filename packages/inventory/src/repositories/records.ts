@@ -189,3 +189,14 @@ export async function namesOf(
   const rows = await keptRows(db, db.selectFrom(table).select(["id", name]).where("id", "in", wanted));
   return new Map(rows.map((row) => [Number(row.id), String(row.name)]));
 }
+
+/** `{id -> serial}` of the rows of `table` with these ids, deleted or not. */
+export async function serialsOf(
+  db: AnyKysely,
+  table: string,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom(table).select(["id", "serial"]).where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [Number(row.id), row.serial as string]));
+}

@@ -1,8 +1,15 @@
 import { Conflict, Invalid } from "@anvil/core";
 import { bool, date, datetime, escaped, money, related } from "../convert/format.ts";
+import {
+  addSeats,
+  anySeatHeld,
+  deleteSeats,
+  freeSeatCount,
+  seatsNewestFirst,
+} from "../repositories/license-seats.ts";
 import type { AnySelect } from "../repositories/records.ts";
-import { logAction } from "../services/activity.ts";
 import { type Executor, storedNow } from "../services/database.ts";
+import { recordAction } from "../services/notifications.ts";
 import { can } from "../services/permissions.ts";
 import type { ResourceDefinition, WriteContext } from "../services/resource.ts";
 import { actions, CREATED_BY, recordFields } from "./common.ts";
@@ -13,19 +20,6 @@ export const LICENSE_IN_USE =
 const HIDDEN_KEY = "------------";
 /** Who may read a product key (the `serial` column), and so find or order licenses by it. */
 const KEYS_PERMISSION = "licenses.keys";
-const SEAT_BATCH = 500;
-
-/** The seats of a license held by nobody. */
-export async function freeSeats(db: Executor, licenseId: number): Promise<number> {
-  const row = await db
-    .selectFrom("license_seats")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("license_id", "=", licenseId)
-    .where("assigned_to", "is", null)
-    .where("asset_id", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
 
 /**
  * Makes the license have `wanted` seat rows: adds free seats, or removes free ones (the newest
@@ -34,29 +28,15 @@ export async function freeSeats(db: Executor, licenseId: number): Promise<number
  */
 async function matchSeats(context: WriteContext, licenseId: number, wanted: number): Promise<void> {
   const { trx } = context;
-  const seats = await trx
-    .selectFrom("license_seats")
-    .select(["id", "assigned_to", "asset_id"])
-    .where("license_id", "=", licenseId)
-    .orderBy("id", "desc")
-    .execute();
-  const now = storedNow(context.database.dialect);
+  const seats = await seatsNewestFirst(trx, licenseId);
   if (wanted > seats.length) {
     const added = wanted - seats.length;
-    for (let done = 0; done < added; done += SEAT_BATCH) {
-      const count = Math.min(SEAT_BATCH, added - done);
-      await trx
-        .insertInto("license_seats")
-        .values(
-          Array.from({ length: count }, () => ({
-            license_id: licenseId,
-            created_by: context.caller.user.id,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
-    }
+    await addSeats(trx, {
+      licenseId,
+      count: added,
+      createdBy: context.caller.user.id,
+      now: storedNow(context.database.dialect),
+    });
     await logSeats(context, licenseId, "add seats", `added ${added} seats`);
   } else if (wanted < seats.length) {
     const free = seats.filter((seat) => seat.assigned_to === null && seat.asset_id === null);
@@ -67,24 +47,16 @@ async function matchSeats(context: WriteContext, licenseId: number, wanted: numb
           `The seats field must be at least ${seats.length - free.length}: that many seats are checked out. Check some in first.`,
         ],
       });
-    const ids = free.slice(0, removed).map((seat) => Number(seat.id));
-    for (let done = 0; done < ids.length; done += SEAT_BATCH)
-      await trx
-        .deleteFrom("license_seats")
-        .where("id", "in", ids.slice(done, done + SEAT_BATCH))
-        .execute();
+    await deleteSeats(
+      trx,
+      free.slice(0, removed).map((seat) => Number(seat.id)),
+    );
     await logSeats(context, licenseId, "delete seats", `deleted ${removed} seats`);
   }
 }
 
 async function logSeats(context: WriteContext, licenseId: number, actionType: string, note: string) {
-  await logAction(context.trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
-    actionType,
-    item: { type: "license", id: licenseId },
-    note,
-    origin: context.origin,
-  });
+  await recordAction(context, { actionType, item: { type: "license", id: licenseId }, note });
 }
 
 const COLUMNS = [
@@ -227,16 +199,10 @@ export const licenses: ResourceDefinition = {
   },
   checkDelete: async (context, row) => {
     await lockItem(context.trx, context.database.dialect, "licenses", row.id);
-    const held = await context.trx
-      .selectFrom("license_seats")
-      .select("id")
-      .where("license_id", "=", row.id)
-      .where((eb) => eb.or([eb("assigned_to", "is not", null), eb("asset_id", "is not", null)]))
-      .executeTakeFirst();
-    if (held) throw new Conflict(LICENSE_IN_USE);
+    if (await anySeatHeld(context.trx, row.id)) throw new Conflict(LICENSE_IN_USE);
   },
   present: async (row, context) => {
-    const free = await freeSeats(context.db as Executor, row.id);
+    const free = await freeSeatCount(context.db as Executor, row.id);
     const deleted = row.deleted_at !== null;
     const may = actions(context, "licenses", { clone: "create" });
     const of = (name: string, column: string) => related(row[column] as number | null, context.names[name]);

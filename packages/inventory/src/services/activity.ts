@@ -1,6 +1,7 @@
 import type { DialectName } from "@anvil/core";
 import type { Insertable } from "kysely";
-import { type AnyExpressionBuilder, type AnySelect, insertChunks } from "../repositories/records.ts";
+import { insertLogEntries, insertLogEntry } from "../repositories/action-logs.ts";
+import type { AnyExpressionBuilder, AnySelect } from "../repositories/records.ts";
 import type { ActionLogTable } from "../schemas/tables.ts";
 import { companyScope, inCallersCompany } from "./companies.ts";
 import { type Executor, storedNow } from "./database.ts";
@@ -54,22 +55,20 @@ function actionRow(now: string | Date, entry: ActionEntry): Insertable<ActionLog
 }
 
 export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
-  await trx
-    .insertInto("action_logs")
-    .values(actionRow(storedNow(dialect), entry))
-    .execute();
+  await insertLogEntry(trx, actionRow(storedNow(dialect), entry));
 }
 
-/** Entries of many writes at once (an import's batch), one INSERT a chunk, in the order given. */
+/** Entries of many writes at once (an import's batch), in the order given. */
 export async function logActions(
   trx: Executor,
   dialect: DialectName,
   entries: readonly ActionEntry[],
 ): Promise<void> {
   const now = storedNow(dialect);
-  const rows = entries.map((entry) => actionRow(now, entry));
-  for (const chunk of insertChunks(rows, Object.keys(rows[0] ?? {}).length))
-    await trx.insertInto("action_logs").values(chunk).execute();
+  await insertLogEntries(
+    trx,
+    entries.map((entry) => actionRow(now, entry)),
+  );
 }
 
 function comparable(value: unknown): unknown {

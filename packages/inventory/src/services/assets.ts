@@ -19,7 +19,7 @@ import { ASSET_SEARCH } from "../repositories/asset-search.ts";
 import { type AnyExpressionBuilder, type AnySelect, listRecords, type Row } from "../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, holderType, RESTORE_MESSAGES, toDay } from "../resources/assets.ts";
 import type { InventoryTables } from "../schemas/tables.ts";
-import { logAction, type RequestOrigin } from "./activity.ts";
+import type { RequestOrigin } from "./activity.ts";
 import {
   type CheckinOptions,
   type CheckoutOptions,
@@ -36,7 +36,7 @@ import {
 } from "./custom-values.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { type ListParams, listParams } from "./listing.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import type { Caller } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
@@ -544,7 +544,7 @@ export async function checkinAsset(
  * freed: a deleted asset uses no license.
  */
 export async function deleteAssetWithin(context: WriteContext, id: number): Promise<void> {
-  const { database, caller, origin } = context;
+  const { database } = context;
   const asset = await liveAsset(context, id, ASSET_NOT_FOUND);
   if (asset.assigned_to !== null) await checkinWithin(context, asset, {});
   await releaseAssetSeats(context, id, "all");
@@ -554,13 +554,7 @@ export async function deleteAssetWithin(context: WriteContext, id: number): Prom
     .set({ deleted_at: now, updated_at: now })
     .where("id", "=", id)
     .execute();
-  await logAction(context.trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: "delete",
-    item: { type: "asset", id },
-    origin,
-  });
-  await queueNotifications(context, { action: "delete", item: { type: "asset", id } });
+  await recordAction(context, { actionType: "delete", item: { type: "asset", id } });
 }
 
 export async function deleteAsset(
@@ -584,7 +578,7 @@ export interface RestoreAnswer {
  * transaction, or its savepoint, is rolled back.
  */
 export async function restoreAssetWithin(context: WriteContext, id: number): Promise<RestoreAnswer> {
-  const { database, caller, origin } = context;
+  const { database, caller } = context;
   const asset = await findAsset(context.trx, id, caller, ASSET_NOT_FOUND_BY_ROUTE);
   if (asset.deleted_at === null) return { restored: false, message: RESTORE_MESSAGES.notDeleted };
   await context.trx
@@ -592,12 +586,7 @@ export async function restoreAssetWithin(context: WriteContext, id: number): Pro
     .set({ deleted_at: null, updated_at: storedNow(database.dialect) })
     .where("id", "=", id)
     .execute();
-  await logAction(context.trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: "restore",
-    item: { type: "asset", id },
-    origin,
-  });
+  await recordAction(context, { actionType: "restore", item: { type: "asset", id } });
   return { restored: true, message: RESTORE_MESSAGES.success };
 }
 
@@ -651,7 +640,7 @@ export async function auditAssetWithin(
   asset: Row,
   input: AuditInput,
 ): Promise<AuditAnswer> {
-  const { database, caller, origin } = context;
+  const { database } = context;
   const now = new Date();
   const next =
     input.nextAuditDate ??
@@ -680,19 +669,12 @@ export async function auditAssetWithin(
   const changed = input.customValues
     ? await saveAssetValues(context, asset, input.customValues, "audit")
     : {};
-  await logAction(context.trx, database.dialect, {
-    createdBy: caller.user.id,
+  await recordAction(context, {
     actionType: "audit",
     item: { type: "asset", id: asset.id },
     note: input.note ?? null,
     meta: changed,
     locationId: (changes.location_id as number | undefined) ?? (asset.location_id as number | null),
-    origin,
-  });
-  await queueNotifications(context, {
-    action: "audit",
-    item: { type: "asset", id: asset.id },
-    note: input.note ?? null,
   });
   return {
     id: asset.id,

@@ -1,12 +1,20 @@
-import { type AnyKysely, claimed, forUpdate, toStoredTime } from "@anvil/core";
-import { sql } from "kysely";
+import { type AnyKysely, toStoredTime } from "@anvil/core";
 import { availableForCheckout, type HolderType } from "../convert/asset.ts";
 import { Refused } from "../errors.ts";
-import type { AnyExpressionBuilder, Row } from "../repositories/records.ts";
-import { logAction } from "./activity.ts";
+import {
+  assetRow,
+  claimAssetCheckin,
+  claimAssetCheckout,
+  holderRow,
+  lockAsset,
+  modelNameAndNumber,
+  rowExists,
+  statusLabelRow,
+} from "../repositories/asset-checkouts.ts";
+import type { Row } from "../repositories/records.ts";
 import { inCallersCompany } from "./companies.ts";
 import { storedNow } from "./database.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
 
@@ -42,32 +50,9 @@ export interface CheckinOptions {
   updateDefaultLocation?: boolean;
 }
 
-/** The ids of the labels an asset may be checked out under, for `status_id in (…)`. */
-export function deployableLabels(eb: AnyExpressionBuilder) {
-  return eb
-    .selectFrom("status_labels")
-    .select("id")
-    .where("deployable", "=", true)
-    .where("pending", "=", false)
-    .where("archived", "=", false);
-}
-
 /** The asset row as the transaction may change it: locked on PostgreSQL until the transaction ends. */
-export async function lockedAsset(context: WriteContext, id: number): Promise<Row | undefined> {
-  return (await context.trx
-    .selectFrom("assets")
-    .selectAll()
-    .where("id", "=", id)
-    .$call(forUpdate(context.database.dialect))
-    .executeTakeFirst()) as Row | undefined;
-}
-
-async function labelOf(trx: AnyKysely, id: unknown): Promise<Row | undefined> {
-  return (await trx
-    .selectFrom("status_labels")
-    .selectAll()
-    .where("id", "=", Number(id))
-    .executeTakeFirst()) as Row | undefined;
+export function lockedAsset(context: WriteContext, id: number): Promise<Row | undefined> {
+  return lockAsset(context.trx, context.database.dialect, id);
 }
 
 /** The target row, if it exists, is not deleted, is not the asset itself and the caller may see it. */
@@ -79,12 +64,7 @@ async function targetOf(
 ): Promise<Row | undefined> {
   if (type === "asset" && id === asset.id) return undefined;
   const table = TARGET_TABLES[type];
-  const select = context.trx
-    .selectFrom(table)
-    .selectAll()
-    .where(`${table}.id`, "=", id)
-    .where(`${table}.deleted_at`, "is", null);
-  return (await inCallersCompany(select, context.caller, table).executeTakeFirst()) as Row | undefined;
+  return holderRow(context.trx, table, id, (select) => inCallersCompany(select, context.caller, table));
 }
 
 /** Checks `asset` out to the target inside the caller's transaction; throws Refused when it may not. */
@@ -96,7 +76,7 @@ export async function checkoutWithin(
 ): Promise<Row> {
   const { trx } = context;
   const tag = asset.asset_tag as string;
-  if (!availableForCheckout(asset, await labelOf(trx, asset.status_id)))
+  if (!availableForCheckout(asset, await statusLabelRow(trx, Number(asset.status_id))))
     throw new Refused(NOT_AVAILABLE, { asset: tag });
   const holder = await targetOf(context, asset, target.type, target.id);
   if (!holder)
@@ -114,56 +94,25 @@ export async function checkoutWithin(
     location_id: locationId,
     last_checkout: options.checkoutAt ? toStoredTime(options.checkoutAt, context.database.dialect) : now,
     expected_checkin: options.expectedCheckin ?? null,
-    checkout_counter: sql`checkout_counter + 1`,
     updated_at: now,
   };
   if (options.statusId !== undefined) changes.status_id = options.statusId;
   if (options.name !== undefined) changes.name = options.name;
-  const result = await trx
-    .updateTable("assets")
-    .set(changes)
-    .where("id", "=", asset.id)
-    .where("assigned_to", "is", null)
-    .where("deleted_at", "is", null)
-    .where("status_id", "in", deployableLabels)
-    .executeTakeFirst();
-  if (!claimed(result)) throw new Refused(NOT_AVAILABLE, { asset: tag });
-  // Assets checked out to this one travel with it.
-  await trx
-    .updateTable("assets")
-    .set({ location_id: locationId })
-    .where("assigned_type", "=", "asset")
-    .where("assigned_to", "=", asset.id)
-    .execute();
-  await logAction(trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  if (!(await claimAssetCheckout(trx, Number(asset.id), changes)))
+    throw new Refused(NOT_AVAILABLE, { asset: tag });
+  await recordAction(context, {
     actionType: "checkout",
     item: { type: "asset", id: asset.id },
     target,
     note: options.note ?? null,
     locationId,
-    origin: context.origin,
   });
-  await queueNotifications(context, {
-    action: "checkout",
-    item: { type: "asset", id: asset.id },
-    target,
-    note: options.note ?? null,
-  });
-  return (await trx
-    .selectFrom("assets")
-    .selectAll()
-    .where("id", "=", asset.id)
-    .executeTakeFirstOrThrow()) as Row;
+  return assetRow(trx, Number(asset.id));
 }
 
 /** What check-in answers carry: the asset's tag and its model's name and number. */
 export async function checkinPayload(trx: AnyKysely, asset: Row) {
-  const model = await trx
-    .selectFrom("models")
-    .select(["name", "model_number"])
-    .where("id", "=", Number(asset.model_id))
-    .executeTakeFirst();
+  const model = await modelNameAndNumber(trx, Number(asset.model_id));
   return {
     asset_tag: asset.asset_tag,
     model: model?.name ?? null,
@@ -172,8 +121,7 @@ export async function checkinPayload(trx: AnyKysely, asset: Row) {
 }
 
 async function existing(trx: AnyKysely, table: string, id: number | undefined): Promise<boolean> {
-  if (id === undefined) return false;
-  return (await trx.selectFrom(table).select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+  return id !== undefined && (await rowExists(trx, table, id));
 }
 
 /** Checks `asset` in inside the caller's transaction; throws Refused when it is not checked out. */
@@ -193,39 +141,21 @@ export async function checkinWithin(
     expected_checkin: null,
     last_checkin: options.checkinAt ? toStoredTime(options.checkinAt, context.database.dialect) : now,
     location_id: location ?? asset.rtd_location_id ?? null,
-    checkin_counter: sql`checkin_counter + 1`,
     updated_at: now,
   };
   if (location !== undefined && options.updateDefaultLocation) changes.rtd_location_id = location;
   if (await existing(trx, "status_labels", options.statusId)) changes.status_id = options.statusId;
   if (options.name !== undefined) changes.name = options.name;
-  const result = await trx
-    .updateTable("assets")
-    .set(changes)
-    .where("id", "=", asset.id)
-    .where("assigned_to", "=", Number(asset.assigned_to))
-    .where("assigned_type", "=", String(asset.assigned_type))
-    .executeTakeFirst();
-  if (!claimed(result)) throw new Refused(ALREADY_CHECKED_IN, await checkinPayload(trx, asset));
-  await logAction(trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  const holder = { type: String(asset.assigned_type), id: Number(asset.assigned_to) };
+  if (!(await claimAssetCheckin(trx, { id: Number(asset.id), holder }, changes)))
+    throw new Refused(ALREADY_CHECKED_IN, await checkinPayload(trx, asset));
+  await recordAction(context, {
     actionType: "checkin from",
     item: { type: "asset", id: asset.id },
-    target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
+    target: holder,
     note: options.note ?? null,
     locationId: (changes.location_id as number | null) ?? null,
-    origin: context.origin,
   });
   await releaseAssetSeats(context, asset.id, "user");
-  await queueNotifications(context, {
-    action: "checkin",
-    item: { type: "asset", id: asset.id },
-    target: { type: String(asset.assigned_type), id: Number(asset.assigned_to) },
-    note: options.note ?? null,
-  });
-  return (await trx
-    .selectFrom("assets")
-    .selectAll()
-    .where("id", "=", asset.id)
-    .executeTakeFirstOrThrow()) as Row;
+  return assetRow(trx, Number(asset.id));
 }

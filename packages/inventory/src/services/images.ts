@@ -1,7 +1,10 @@
 import { open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Invalid, publicUrl, type SavedUpload } from "@anvil/core";
+import { type AnyKysely, Invalid, publicUrl, type SavedUpload } from "@anvil/core";
+import { findRecord, type Row } from "../repositories/records.ts";
+import type { InventoryDatabase } from "./database.ts";
 import type { Caller } from "./permissions.ts";
+import type { ServerColumns } from "./resource.ts";
 import { discard, generatedName, isStoredName, keep, type Storage } from "./storage.ts";
 
 // Images of records (spec §7.4 `image`, and `image` on every resource that has one): sent as a file
@@ -118,6 +121,45 @@ export async function storeImage(
 /** Removes an image no record names any more. */
 export async function removeImage(storage: Storage, table: string, name: unknown): Promise<void> {
   if (isStoredName(name)) await discard([join(storage.images, IMAGE_COLUMNS[table].folder, name)]);
+}
+
+/**
+ * Runs a create (`id` undefined) or update of a `table` row with the image change its body asks
+ * for (spec §7.4 `image`, `image_source`, `image_delete`): the new file is kept before the write and
+ * removed again when the write fails; the file the row named before is removed once the write is
+ * done. Tables without images write as they are. `staged` are the request's staged files; a file
+ * decoded from a data URI joins them, to be removed with them.
+ */
+export async function writeWithImage(
+  { database, storage }: { database: InventoryDatabase; storage: Storage },
+  staged: SavedUpload[],
+  body: Record<string, unknown>,
+  table: string,
+  id: number | undefined,
+  write: (server: ServerColumns) => Promise<Row>,
+): Promise<Row> {
+  const image = IMAGE_COLUMNS[table];
+  if (!image) return write({});
+  const change = await imageChange(body, staged, storage, (path) =>
+    staged.push({ field: "image", filename: "", mimetype: "", path, size: 0 }),
+  );
+  if (!change) return write({});
+  const previous =
+    id === undefined || !Number.isSafeInteger(id)
+      ? undefined
+      : await findRecord(database.db as AnyKysely, table, id, { softDeletes: true, trashed: "with" });
+  const name = change.remove ? null : await storeImage(storage, table, change);
+  let row: Row;
+  try {
+    row = await write({ [image.column]: name });
+  } catch (error) {
+    if (name !== null) await removeImage(storage, table, name);
+    throw error;
+  }
+  // Another write of the same row meanwhile may have named a file that is now unreferenced; it stays.
+  const before = previous?.[image.column];
+  if (before !== undefined && before !== name) await removeImage(storage, table, before);
+  return row;
 }
 
 /** The absolute URL of a record's image, or null when it has none. */

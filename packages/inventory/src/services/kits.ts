@@ -1,14 +1,26 @@
-import { type AnyKysely, DomainError, forUpdate, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
+import { type AnyKysely, DomainError, Invalid, isUniqueViolation, NotFound } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
 import { Refused } from "../errors.ts";
+import { freeAssetsOfModel } from "../repositories/asset-checkouts.ts";
+import {
+  deleteKitItem,
+  insertKitItem,
+  type KitPivot,
+  kitItem,
+  kitItemCount,
+  kitItems,
+  lockKit,
+  setKitItemQuantity,
+} from "../repositories/kit-items.ts";
 import type { Row } from "../repositories/records.ts";
 import { kits } from "../resources/kits.ts";
-import { logAction, type RequestOrigin } from "./activity.ts";
-import { checkoutWithin, deployableLabels } from "./checkout.ts";
-import { checkoutAccessoryWithin, checkoutConsumableWithin } from "./checkouts.ts";
+import type { RequestOrigin } from "./activity.ts";
+import { checkoutWithin } from "./checkout.ts";
+import { checkoutStockWithin } from "./checkouts.ts";
 import { inCallersCompany } from "./companies.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import { holderExists } from "./holders.ts";
+import { recordAction } from "./notifications.ts";
 import { type Caller, can, requirePermission } from "./permissions.ts";
 import { findResource, type WriteContext } from "./resource.ts";
 import { checkoutLicenseWithin } from "./seats.ts";
@@ -19,9 +31,7 @@ import { validate } from "./validation.ts";
 // check-out goes through each item's own check-out path, all in one transaction: when any item
 // cannot be checked out, nothing is, and the answer names every item that could not.
 
-interface Kind {
-  pivot: "kits_models" | "kits_licenses" | "kits_accessories" | "kits_consumables";
-  column: "model_id" | "license_id" | "accessory_id" | "consumable_id";
+interface Kind extends KitPivot {
   table: "models" | "licenses" | "accessories" | "consumables";
   /** The body field naming the item, and the key of its errors. */
   field: "model" | "license" | "accessory" | "consumable";
@@ -119,24 +129,6 @@ interface KitItem {
   quantity: number;
 }
 
-/** The kit's undeleted items of one kind, in the order they were added. */
-async function itemsOf(db: AnyKysely, kitId: number, kind: Kind): Promise<KitItem[]> {
-  const rows = await db
-    .selectFrom(`${kind.pivot} as pivot`)
-    .innerJoin(`${kind.table} as item`, "item.id", `pivot.${kind.column}`)
-    .select(["pivot.id as pivot_id", "item.id as id", "item.name as name", "pivot.quantity as quantity"])
-    .where("pivot.kit_id", "=", kitId)
-    .where("item.deleted_at", "is", null)
-    .orderBy("pivot.id")
-    .execute();
-  return rows.map((row) => ({
-    pivot_id: Number(row.pivot_id),
-    id: Number(row.id),
-    name: String(row.name),
-    quantity: Number(row.quantity),
-  }));
-}
-
 /** GET /kits/{id}/{kind}: Snipe-IT's kit elements. */
 export async function listKitItems(
   database: InventoryDatabase,
@@ -146,7 +138,7 @@ export async function listKitItems(
 ) {
   const db = database.db as AnyKysely;
   await findResource(database, kits, kitId, db, caller);
-  const items = await itemsOf(db, kitId, KIT_KINDS[kind]);
+  const items = await kitItems(db, kitId, KIT_KINDS[kind]);
   const actions = { update: can(caller, "kits.edit"), delete: can(caller, "kits.delete") };
   return {
     total: items.length,
@@ -164,12 +156,7 @@ export async function listKitItems(
 /** The kit, locked so that changes to what it holds take turns (the count of its items stays bounded). */
 async function lockedKit(context: WriteContext, kitId: number): Promise<Row> {
   const kit = Number.isSafeInteger(kitId)
-    ? ((await context.trx
-        .selectFrom("kits")
-        .selectAll()
-        .where("id", "=", kitId)
-        .$call(forUpdate(context.database.dialect))
-        .executeTakeFirst()) as Row | undefined)
+    ? await lockKit(context.trx, context.database.dialect, kitId)
     : undefined;
   if (!kit) throw new NotFound(kits.notFound);
   return kit;
@@ -181,31 +168,18 @@ async function quantityOf(trx: AnyKysely, input: Record<string, unknown>): Promi
   return Math.max(1, typeof quantity === "number" ? quantity : 1);
 }
 
-async function held(trx: AnyKysely, kitId: number, kind: Kind, itemId: number) {
-  return trx
-    .selectFrom(kind.pivot)
-    .select(["id", "quantity"])
-    .where("kit_id", "=", kitId)
-    .where(kind.column, "=", itemId)
-    .executeTakeFirst();
-}
-
 /** Puts the item in the kit, unless the kit already holds as many of its kind as it may. */
 async function addItem(context: WriteContext, kitId: number, kind: Kind, itemId: number, quantity: number) {
-  const { count } = await context.trx
-    .selectFrom(kind.pivot)
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("kit_id", "=", kitId)
-    .executeTakeFirstOrThrow();
-  if (Number(count) >= MAX_ITEMS_PER_KIND)
+  if ((await kitItemCount(context.trx, kitId, kind)) >= MAX_ITEMS_PER_KIND)
     throw new Invalid("The given data was invalid.", {
       [kind.field]: [`A kit holds at most ${MAX_ITEMS_PER_KIND} ${kind.table}.`],
     });
-  const now = storedNow(context.database.dialect);
-  await context.trx
-    .insertInto(kind.pivot)
-    .values({ kit_id: kitId, [kind.column]: itemId, quantity, created_at: now, updated_at: now })
-    .execute();
+  await insertKitItem(context.trx, kind, {
+    kitId,
+    itemId,
+    quantity,
+    now: storedNow(context.database.dialect),
+  });
 }
 
 /** What a change to the kit's items leaves in the activity log: the item's quantity before and after. */
@@ -217,12 +191,10 @@ function logItemChange(
   old: unknown,
   now: unknown,
 ) {
-  return logAction(context.trx, context.database.dialect, {
-    createdBy: context.caller.user.id,
+  return recordAction(context, {
     actionType: "update",
     item: { type: "kit", id: kitId },
     meta: { [`${kind.column}:${itemId}`]: { old: old ?? null, new: now ?? null } },
-    origin: context.origin,
   });
 }
 
@@ -247,7 +219,7 @@ export async function attachKitItem(
     const quantity = await quantityOf(context.trx, input);
     const duplicate = () =>
       new Invalid("The given data was invalid.", { [kind.field]: [`${kind.label} already attached to kit`] });
-    if (await held(context.trx, kitId, kind, itemId)) throw duplicate();
+    if (await kitItem(context.trx, kitId, kind, itemId)) throw duplicate();
     await addItem(context, kitId, kind, itemId, quantity).catch((error: unknown) => {
       throw isUniqueViolation(error) ? duplicate() : error;
     });
@@ -276,13 +248,9 @@ export async function updateKitItem(
       { [kind.field]: `required|integer|exists:${kind.table}` },
     );
     const quantity = await quantityOf(context.trx, input);
-    const before = await held(context.trx, kitId, kind, itemId);
+    const before = await kitItem(context.trx, kitId, kind, itemId);
     if (before)
-      await context.trx
-        .updateTable(kind.pivot)
-        .set({ quantity, updated_at: storedNow(context.database.dialect) })
-        .where("id", "=", before.id)
-        .execute();
+      await setKitItemQuantity(context.trx, kind, before.id, quantity, storedNow(context.database.dialect));
     else await addItem(context, kitId, kind, itemId, quantity);
     await logItemChange(context, kitId, kind, itemId, before?.quantity, quantity);
     return kit;
@@ -294,9 +262,9 @@ export async function detachKitItem(actor: Actor, kitId: number, kindName: KitKi
   const kind = KIT_KINDS[kindName];
   return inTransaction(actor, async (context) => {
     const kit = await lockedKit(context, kitId);
-    const before = Number.isSafeInteger(itemId) ? await held(context.trx, kitId, kind, itemId) : undefined;
+    const before = Number.isSafeInteger(itemId) ? await kitItem(context.trx, kitId, kind, itemId) : undefined;
     if (before) {
-      await context.trx.deleteFrom(kind.pivot).where("id", "=", before.id).execute();
+      await deleteKitItem(context.trx, kind, before.id);
       await logItemChange(context, kitId, kind, itemId, before.quantity, null);
     }
     return kit;
@@ -328,23 +296,11 @@ function isShortage(field: Kind["field"], error: DomainError): boolean {
   return error.kind === "conflict";
 }
 
-/**
- * The first `quantity` assets of the model that can be checked out now, locked until the
- * transaction ends: of two kits racing for the last one, the second waits, then finds none.
- */
+/** The model's assets the caller may check out now, locked (freeAssetsOfModel). */
 async function availableAssets(context: WriteContext, modelId: number, quantity: number): Promise<Row[]> {
-  const select = context.trx
-    .selectFrom("assets")
-    .selectAll("assets")
-    .where("assets.model_id", "=", modelId)
-    .where("assets.assigned_to", "is", null)
-    .where("assets.deleted_at", "is", null)
-    .where("assets.status_id", "in", deployableLabels)
-    .orderBy("assets.id")
-    .limit(quantity);
-  return (await inCallersCompany(select, context.caller, "assets")
-    .$call(forUpdate(context.database.dialect))
-    .execute()) as Row[];
+  return freeAssetsOfModel(context.trx, context.database.dialect, { modelId, quantity }, (select) =>
+    inCallersCompany(select, context.caller, "assets"),
+  );
 }
 
 const USER_NOT_FOUND = "User does not exist or you do not have permission view them.";
@@ -362,7 +318,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
         (Object.keys(KIT_KINDS) as KitKind[]).map(
           // By item id: two kits holding the same items lock them in the same order, never crosswise.
           async (name) =>
-            [name, (await itemsOf(trx, kitId, KIT_KINDS[name])).sort((a, b) => a.id - b.id)] as const,
+            [name, (await kitItems(trx, kitId, KIT_KINDS[name])).sort((a, b) => a.id - b.id)] as const,
         ),
       ),
     ) as Record<KitKind, KitItem[]>;
@@ -430,7 +386,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
       }
     for (const item of items.accessories)
       await attempt("accessory", item, () =>
-        checkoutAccessoryWithin(context, item.id, {
+        checkoutStockWithin(context, "accessory", item.id, {
           checkout_to_type: "user",
           assigned_user: userId,
           checkout_qty: item.quantity,
@@ -439,7 +395,7 @@ export async function checkoutKit(actor: Actor, kitId: number, input: Record<str
       );
     for (const item of items.consumables)
       await attempt("consumable", item, () =>
-        checkoutConsumableWithin(context, item.id, {
+        checkoutStockWithin(context, "consumable", item.id, {
           assigned_to: userId,
           checkout_qty: item.quantity,
           note,

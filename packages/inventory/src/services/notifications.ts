@@ -7,9 +7,10 @@ import {
   signHmacSha256Hex,
 } from "@anvil/core";
 import { WEB_PAGES } from "../convert/format.ts";
+import { notifiedAsset, notifiedItem, notifiedUser } from "../repositories/notified-rows.ts";
 import { readSettings } from "../repositories/settings.ts";
 import { activeWebhooks, type WebhookRow } from "../repositories/webhooks.ts";
-import { ITEM_TABLES } from "./activity.ts";
+import { type ActionEntry, ITEM_TABLES, logAction } from "./activity.ts";
 import {
   CHAT_KINDS,
   type ChatFacts,
@@ -19,9 +20,10 @@ import {
 } from "./notification-messages.ts";
 import type { WriteContext } from "./resource.ts";
 
-// The one place where an inventory change becomes webhook deliveries. The services call
-// queueNotifications from inside the transaction of the change, so the deliveries are written to
-// core's outbox exactly when the change commits, and never when it rolls back; sending them is the
+// The one place where an inventory change is told: `recordAction` writes the change's activity
+// entry and queues the webhook deliveries it makes, both in the transaction of the change, so the
+// deliveries are written to core's outbox exactly when the change commits, and never when it rolls
+// back, and no service can log a change without notifying it or the reverse. Sending them is the
 // outbox worker's work, never the request's. Two kinds of receivers hear of a change: the webhook
 // of the settings (Snipe-IT's Slack / Microsoft Teams / general integration), sent what Snipe-IT
 // sends it, and our generic endpoints, sent our JSON signed with their secret.
@@ -30,8 +32,9 @@ import type { WriteContext } from "./resource.ts";
 export type NotifiedAction = "create" | "update" | "delete" | "checkout" | "checkin" | "audit";
 
 /** A change worth telling of, as the service that made it knows it. */
-export interface InventoryEvent {
-  action: NotifiedAction;
+interface InventoryEvent {
+  /** What happened to the item: create, update, delete, checkout, checkin, audit (others go unheard). */
+  action: string;
   item: { type: string; id: number };
   /** Whom or what an item was checked out to, or in from. */
   target?: { type: string; id: number };
@@ -90,51 +93,19 @@ function userName(row: Row): string {
   return `${text(row.first_name) ?? ""} ${text(row.last_name) ?? ""}`.trim();
 }
 
-async function readAsset(trx: AnyKysely, id: number): Promise<Row | undefined> {
-  return (await trx
-    .selectFrom("assets")
-    .leftJoin("models", "models.id", "assets.model_id")
-    .leftJoin("status_labels", "status_labels.id", "assets.status_id")
-    .leftJoin("locations", "locations.id", "assets.location_id")
-    .select([
-      "assets.id",
-      "assets.name",
-      "assets.asset_tag",
-      "assets.serial",
-      "assets.model_id",
-      "models.name as model_name",
-      "assets.status_id",
-      "status_labels.name as status_name",
-      "assets.location_id",
-      "locations.name as location_name",
-      "assets.assigned_to",
-      "assets.assigned_type",
-      "assets.expected_checkin",
-      "assets.deleted_at",
-    ])
-    .where("assets.id", "=", id)
-    .executeTakeFirst()) as Row | undefined;
-}
-
 async function readParty(trx: AnyKysely, root: URL, type: string, id: number): Promise<Party | undefined> {
   const url = publicUrl(root, `${WEB_PAGES[type] ?? type}/${id}`).href;
   if (type === "asset") {
-    const asset = await readAsset(trx, id);
+    const asset = await notifiedAsset(trx, id);
     return asset && { type, id, name: assetName(asset), url };
   }
   if (type === "user") {
-    const user = (await trx
-      .selectFrom("users")
-      .select(["first_name", "last_name", "username"])
-      .where("id", "=", id)
-      .executeTakeFirst()) as Row | undefined;
+    const user = await notifiedUser(trx, id);
     return user && { type, id, name: userName(user), url };
   }
   const table = ITEM_TABLES[type];
   if (table === undefined) return undefined;
-  const row = (await trx.selectFrom(table).select("name").where("id", "=", id).executeTakeFirst()) as
-    | Row
-    | undefined;
+  const row = await notifiedItem(trx, table, id);
   return row && { type, id, name: text(row.name) ?? "", url };
 }
 
@@ -223,7 +194,7 @@ export async function hasReceivers(trx: AnyKysely, name: string): Promise<boolea
  * Queues the deliveries `event` makes, in the caller's transaction. Cheap when nobody listens: two
  * reads, and nothing is looked up for a message no receiver gets.
  */
-export async function queueNotifications(context: WriteContext, event: InventoryEvent): Promise<void> {
+async function queueNotifications(context: WriteContext, event: InventoryEvent): Promise<void> {
   const name = `${event.item.type}.${event.action}`;
   if (!KNOWN_EVENTS.has(name)) return;
   const trx = context.trx;
@@ -233,7 +204,7 @@ export async function queueNotifications(context: WriteContext, event: Inventory
   const root = context.caller.rootUrl;
   const item = await readParty(trx, root, event.item.type, event.item.id);
   if (!item) return;
-  const asset = event.item.type === "asset" ? await readAsset(trx, event.item.id) : undefined;
+  const asset = event.item.type === "asset" ? await notifiedAsset(trx, event.item.id) : undefined;
   const target = event.target && (await readParty(trx, root, event.target.type, event.target.id));
   const actor = context.caller.user;
   const admin: Party = {
@@ -294,4 +265,30 @@ export async function queueNotifications(context: WriteContext, event: Inventory
     });
   }
   noteQueuedDeliveries();
+}
+
+/** A change as its service records it: the activity entry's fields, and the units it moved. */
+export type RecordedAction = Omit<ActionEntry, "createdBy" | "origin"> & {
+  /** Units checked out or in (accessories, consumables, components). */
+  quantity?: number;
+};
+
+/** Writes the activity entry of a change made by the context's caller and queues its deliveries. */
+export async function recordAction(context: WriteContext, action: RecordedAction): Promise<void> {
+  const { quantity, ...entry } = action;
+  await logAction(context.trx, context.database.dialect, {
+    ...entry,
+    createdBy: context.caller.user.id,
+    origin: context.origin,
+  });
+  if (!action.item) return;
+  await queueNotifications(context, {
+    // The log says "checkin from" where the event name says checkin.
+    action: action.actionType === "checkin from" ? "checkin" : action.actionType,
+    item: action.item,
+    target: action.target,
+    note: action.note,
+    quantity,
+    changes: action.actionType === "update" ? action.meta : undefined,
+  });
 }

@@ -20,13 +20,13 @@ import {
   type Trashed,
   updateRecord,
 } from "../repositories/records.ts";
-import { type ActionEntry, changedFields, logAction, logActions, type RequestOrigin } from "./activity.ts";
+import { changedFields, logAction, logActions, type RequestOrigin } from "./activity.ts";
 import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./companies.ts";
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import type { KnownRows } from "./known-rows.ts";
 import { listParams } from "./listing.ts";
-import { hasReceivers, queueNotifications } from "./notifications.ts";
+import { hasReceivers, recordAction } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
@@ -405,15 +405,6 @@ export async function planCreate(
   return { values, columns };
 }
 
-function createdEntry(context: WriteContext, definition: ResourceDefinition, row: Row): ActionEntry {
-  return {
-    createdBy: context.caller.user.id,
-    actionType: "create",
-    item: { type: definition.itemType, id: row.id },
-    origin: context.origin,
-  };
-}
-
 /** A create inside the caller's transaction (an import row writes several records at once). */
 export async function createWithin(
   context: WriteContext,
@@ -424,16 +415,16 @@ export async function createWithin(
   const { values, columns } = await planCreate(context, definition, input, server);
   const row = await insertRecord(context.trx, definition.table, columns);
   await definition.afterSave?.(context, row, values, undefined, input);
-  await logAction(context.trx, context.database.dialect, createdEntry(context, definition, row));
-  await queueNotifications(context, { action: "create", item: { type: definition.itemType, id: row.id } });
+  await recordAction(context, { actionType: "create", item: { type: definition.itemType, id: row.id } });
   return row;
 }
 
 /**
  * Planned creates written together: one INSERT for the rows naming the same columns (a row that
  * leaves a column out gets the table's default, which only leaving it out gives on both
- * databases), one for their activity entries, then their notifications. Only for creates whose
- * `afterSave` has nothing to do (the caller knows it: an asset without custom fields or holder).
+ * databases), one for their activity entries (one a row, with its deliveries, when anyone
+ * hears of creates). Only for creates whose `afterSave` has nothing to do (the caller knows it:
+ * an asset without custom fields or holder).
  * The rows come back in id order; rows of one group of columns have ids in the order given.
  */
 export async function createPlannedWithin(
@@ -452,18 +443,16 @@ export async function createPlannedWithin(
       )),
     );
   rows.sort((a, b) => Number(a.id) - Number(b.id));
-  await logActions(
-    context.trx,
-    context.database.dialect,
-    rows.map((row) => createdEntry(context, definition, row)),
-  );
-  const event = `${definition.itemType}.create`;
-  if (await hasReceivers(context.trx, event))
-    for (const row of rows)
-      await queueNotifications(context, {
-        action: "create",
-        item: { type: definition.itemType, id: row.id },
-      });
+  const created = (row: Row) => ({ actionType: "create", item: { type: definition.itemType, id: row.id } });
+  // Someone hears of creates: each entry goes with its deliveries, as a create alone writes them.
+  if (await hasReceivers(context.trx, `${definition.itemType}.create`))
+    for (const row of rows) await recordAction(context, created(row));
+  else
+    await logActions(
+      context.trx,
+      context.database.dialect,
+      rows.map((row) => ({ ...created(row), createdBy: context.caller.user.id, origin: context.origin })),
+    );
   return rows;
 }
 
@@ -520,7 +509,7 @@ async function writeUpdate(
   input: Record<string, unknown>,
   { before, sent, changes }: PlannedUpdate,
 ): Promise<Row> {
-  const { database, trx, caller, origin } = context;
+  const { database, trx } = context;
   const logged = definition.logged ?? definition.columns;
   const meta = changedFields(
     before,
@@ -532,17 +521,10 @@ async function writeUpdate(
   });
   const saved = await definition.afterSave?.(context, row, sent, before, input);
   const changed = { ...meta, ...saved };
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
+  await recordAction(context, {
     actionType: "update",
     item: { type: definition.itemType, id },
     meta: changed,
-    origin,
-  });
-  await queueNotifications(context, {
-    action: "update",
-    item: { type: definition.itemType, id },
-    changes: changed,
   });
   return row;
 }

@@ -1,31 +1,30 @@
-import { type AnyKysely, Conflict, claimed, forUpdate, Invalid, NotFound } from "@anvil/core";
-import { sql } from "kysely";
+import { type AnyKysely, Conflict, Invalid, NotFound } from "@anvil/core";
 import { bool, datetime, escaped, related } from "../convert/format.ts";
+import {
+  claimSeat,
+  firstFreeSeat,
+  liveLicenseRow,
+  lockAssetSeats,
+  type SeatRow,
+  seatRow,
+  seatsPage,
+  updateSeatRow,
+  vacateSeats,
+} from "../repositories/license-seats.ts";
 import { namesOf } from "../repositories/records.ts";
 import { lockItem } from "../resources/stock.ts";
-import { logAction, type RequestOrigin } from "./activity.ts";
+import type { RequestOrigin } from "./activity.ts";
 import { visibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
-import { assetsById, fullName, holderExists, usersById } from "./holders.ts";
+import { assetsById, fullName, holderExists, locationsById, usersById } from "./holders.ts";
 import { listParams } from "./listing.ts";
-import { queueNotifications } from "./notifications.ts";
+import { recordAction } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import type { WriteContext } from "./resource.ts";
 import { validate } from "./validation.ts";
 
 // License seats (spec §18): listed, shown, and checked out or in by PATCH. Every change to a seat
 // first locks its license's row, as seat-count changes and deletes do, so they take turns.
-
-type SeatRow = {
-  id: number;
-  license_id: number;
-  assigned_to: number | null;
-  asset_id: number | null;
-  notes: string | null;
-  created_by: number | null;
-  created_at: string | Date;
-  updated_at: string | Date;
-};
 
 interface Actor {
   database: InventoryDatabase;
@@ -43,26 +42,17 @@ const SEAT_RULES = {
 };
 
 async function liveLicense(db: Executor, caller: Caller, id: number) {
-  const license = Number.isSafeInteger(id)
-    ? await db
-        .selectFrom("licenses")
-        .select(["id", "reassignable", "company_id"])
-        .where("id", "=", id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirst()
-    : undefined;
+  const license = Number.isSafeInteger(id) ? await liveLicenseRow(db, id) : undefined;
   if (!license || !visibleTo(caller, "licenses", license)) throw new NotFound(NO_LICENSE);
   return license;
 }
 
 async function seatOf(db: Executor, licenseId: number, seatId: number): Promise<SeatRow> {
-  const seat = Number.isSafeInteger(seatId)
-    ? await db.selectFrom("license_seats").selectAll().where("id", "=", seatId).executeTakeFirst()
-    : undefined;
+  const seat = Number.isSafeInteger(seatId) ? await seatRow(db, seatId) : undefined;
   if (!seat) throw new NotFound("Seat not found");
   if (Number(seat.license_id) !== licenseId)
     throw new Invalid("Seat does not belong to the specified license");
-  return seat as SeatRow;
+  return seat;
 }
 
 /** The seat objects of seats of one license. */
@@ -80,19 +70,14 @@ async function presentSeats(db: Executor, caller: Caller, reassignable: boolean,
     "departments",
     [...users.values()].map((user) => user.department_id),
   );
-  const locationIds = [
-    ...[...users.values()].map((user) => user.location_id),
-    ...[...assets.values()].map((asset) => asset.location_id),
-  ].filter((id) => id !== null);
-  const locations = new Map(
-    (locationIds.length === 0
-      ? []
-      : await db
-          .selectFrom("locations")
-          .select(["id", "name", "created_at"])
-          .where("id", "in", locationIds.map(Number))
-          .execute()
-    ).map((row) => [Number(row.id), row]),
+  const locations = await locationsById(
+    db,
+    [
+      ...[...users.values()].map((user) => user.location_id),
+      ...[...assets.values()].map((asset) => asset.location_id),
+    ]
+      .filter((id) => id !== null)
+      .map(Number),
   );
   const mayCheckout = can(caller, "licenses.checkout");
   const may = (level: string) => can(caller, `licenses.${level}`);
@@ -144,23 +129,12 @@ export async function listSeats(
   const db = database.db;
   const license = await liveLicense(db, caller, licenseId);
   const params = listParams(query, { allowed: ["department"], default: "updated_at" });
-  const base = db.selectFrom("license_seats").where("license_seats.license_id", "=", licenseId);
-  const total = Number(
-    (await base.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow()).count,
-  );
-  // QUIRK (spec §4): an offset at or past the end starts over at the first page.
-  const offset = params.offset >= total ? 0 : params.offset;
-  const order =
-    params.sort === "department"
-      ? sql`(select departments.name from users join departments on departments.id = users.department_id where users.id = license_seats.assigned_to)`
-      : sql.ref("license_seats.updated_at");
-  const seats = (await base
-    .selectAll("license_seats")
-    .orderBy(order, params.order)
-    .orderBy("license_seats.id", "asc")
-    .limit(params.limit)
-    .offset(offset)
-    .execute()) as SeatRow[];
+  const { total, offset, seats } = await seatsPage(db, licenseId, {
+    sort: params.sort === "department" ? "department" : "updated_at",
+    order: params.order,
+    limit: params.limit,
+    offset: params.offset,
+  });
   return {
     total,
     rows: await presentSeats(db, caller, bool(license.reassignable), seats),
@@ -199,26 +173,19 @@ async function logSeatChange(
   after: { assigned_to: number | null; asset_id: number | null },
   note: string | null,
 ) {
-  const { database, caller, origin } = actor;
   const checkin = after.assigned_to === null && after.asset_id === null;
   const holder = checkin ? before : after;
-  const entry = {
-    item: { type: "license", id: licenseId },
-    target:
-      holder.asset_id !== null
-        ? { type: "asset", id: Number(holder.asset_id) }
-        : { type: "user", id: Number(holder.assigned_to) },
-    note,
-  };
-  await logAction(trx, database.dialect, {
-    createdBy: caller.user.id,
-    actionType: checkin ? "checkin from" : "checkout",
-    ...entry,
-    origin,
-  });
-  await queueNotifications(
+  await recordAction(
     { ...actor, trx: trx as AnyKysely },
-    { action: checkin ? "checkin" : "checkout", ...entry },
+    {
+      actionType: checkin ? "checkin from" : "checkout",
+      item: { type: "license", id: licenseId },
+      target:
+        holder.asset_id !== null
+          ? { type: "asset", id: Number(holder.asset_id) }
+          : { type: "user", id: Number(holder.assigned_to) },
+      note,
+    },
   );
 }
 
@@ -251,12 +218,11 @@ export async function updateSeat(
     const checkout = after.assigned_to !== null || after.asset_id !== null;
     if (strict && changed && held && checkout) throw new Conflict("This seat is not available for checkout.");
     const notes = "notes" in values ? (values.notes as string | null) : seat.notes;
-    const updated = (await trx
-      .updateTable("license_seats")
-      .set({ ...after, notes, updated_at: storedNow(database.dialect) })
-      .where("id", "=", seat.id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as SeatRow;
+    const updated = await updateSeatRow(trx, Number(seat.id), {
+      ...after,
+      notes,
+      updated_at: storedNow(database.dialect),
+    });
     if (changed) await logSeatChange(trx, actor, licenseId, seat, after, notes);
     return updated;
   });
@@ -288,14 +254,7 @@ export async function checkoutLicenseWithin(
       assigned_to: ["The assigned to field is required when asset id is not present."],
     });
   await checkTargets(trx, context.caller, values);
-  const seat = (await trx
-    .selectFrom("license_seats")
-    .selectAll()
-    .where("license_id", "=", licenseId)
-    .where("assigned_to", "is", null)
-    .where("asset_id", "is", null)
-    .orderBy("id")
-    .executeTakeFirst()) as SeatRow | undefined;
+  const seat = await firstFreeSeat(trx, licenseId);
   if (!seat) throw new Conflict(NO_FREE_SEAT);
   const after = {
     assigned_to: (values.assigned_to as number | null | undefined) ?? null,
@@ -303,20 +262,16 @@ export async function checkoutLicenseWithin(
   };
   const note =
     (values.note as string | null | undefined) ?? (values.notes as string | null | undefined) ?? null;
-  const result = await trx
-    .updateTable("license_seats")
-    .set({ ...after, notes: note, updated_at: storedNow(database.dialect) })
-    .where("id", "=", seat.id)
-    .where("assigned_to", "is", null)
-    .where("asset_id", "is", null)
-    .executeTakeFirstOrThrow();
-  if (!claimed(result)) throw new Conflict(NO_FREE_SEAT);
+  if (
+    !(await claimSeat(trx, Number(seat.id), {
+      ...after,
+      notes: note,
+      updated_at: storedNow(database.dialect),
+    }))
+  )
+    throw new Conflict(NO_FREE_SEAT);
   await logSeatChange(trx, context, licenseId, seat, after, note);
-  return (await trx
-    .selectFrom("license_seats")
-    .selectAll()
-    .where("id", "=", seat.id)
-    .executeTakeFirstOrThrow()) as SeatRow;
+  return (await seatRow(trx, Number(seat.id))) as SeatRow;
 }
 
 /**
@@ -331,41 +286,20 @@ export async function releaseAssetSeats(
   which: "user" | "all",
 ): Promise<void> {
   const { trx, database } = context;
-  const held = await trx
-    .selectFrom("license_seats")
-    .select(["id", "license_id", "assigned_to"])
-    .where("asset_id", "=", assetId)
-    .$if(which === "user", (q) => q.where("assigned_to", "is not", null))
-    .orderBy("id")
-    .$call(forUpdate(database.dialect))
-    .execute();
+  const held = await lockAssetSeats(trx, database.dialect, assetId, which);
   if (held.length === 0) return;
-  await trx
-    .updateTable("license_seats")
-    .set({
-      assigned_to: null,
-      ...(which === "all" ? { asset_id: null } : {}),
-      updated_at: storedNow(database.dialect),
-    })
-    .where(
-      "id",
-      "in",
-      held.map((seat) => Number(seat.id)),
-    )
-    .execute();
-  for (const seat of held) {
-    const entry = {
+  await vacateSeats(
+    trx,
+    held.map((seat) => Number(seat.id)),
+    which,
+    storedNow(database.dialect),
+  );
+  for (const seat of held)
+    await recordAction(context, {
+      actionType: "checkin from",
       item: { type: "license", id: Number(seat.license_id) },
       // Whoever lost the seat: its user on a check-in, the asset on a delete.
       target:
         which === "user" ? { type: "user", id: Number(seat.assigned_to) } : { type: "asset", id: assetId },
-    };
-    await logAction(trx, database.dialect, {
-      createdBy: context.caller.user.id,
-      actionType: "checkin from",
-      ...entry,
-      origin: context.origin,
     });
-    await queueNotifications(context, { action: "checkin", ...entry });
-  }
 }

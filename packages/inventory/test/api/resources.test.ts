@@ -323,6 +323,13 @@ forEachInventory("inventory API: table-driven resources", (inventory) => {
     assert.deepEqual(update.created_by, { id: 1, name: "Admin", first_name: "Admin", last_name: null });
     assert.deepEqual(update.item, { id: dept.id, name: "Accounting", type: "department", serial: null });
     assert.equal(update.action_source, "api");
+    // Each thing named narrows the report: no entry of the department is about the admin too.
+    const both = await api<List>(
+      inventory,
+      "GET",
+      `/reports/activity?item_type=department&item_id=${dept.id}&target_type=user&target_id=1`,
+    );
+    assert.equal(both.body.total, 0);
 
     const failed = await post("/departments", { name: "" });
     assert.equal(failed.body.status, "error");

@@ -2,9 +2,9 @@ import { type AnyKysely, Invalid, NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { presentAssets } from "../../convert/asset.ts";
-import { listRecords, type Row } from "../../repositories/records.ts";
+import type { Row } from "../../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
-import { statusType } from "../../resources/statuslabels.ts";
+import { assetHistory } from "../../services/activity-report.ts";
 import {
   ASSET_NOT_FOUND_BY_ROUTE,
   type AuditAnswer,
@@ -24,11 +24,10 @@ import {
 } from "../../services/assets.ts";
 import { type CheckinOptions, type CheckoutOptions, checkinPayload } from "../../services/checkout.ts";
 import { ENCRYPTED_NOT_UPDATED, skipsEncrypted, storedColumns } from "../../services/custom-values.ts";
-import { listParams } from "../../services/listing.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { createResource, updateResource } from "../../services/resource.ts";
+import { labelType } from "../../services/statuslabels.ts";
 import { bodySchema, validate } from "../../services/validation.ts";
-import { presentActivity } from "./activity.ts";
 import { type ApiContext, authorized, idParam, originOf, permitted, sendList, success } from "./context.ts";
 import { withImage } from "./images.ts";
 import { IdParams, KeysetListQuery, ListQuery, rawRow } from "./resource.ts";
@@ -113,15 +112,12 @@ export async function checkoutRequest(
   }
   // The new label must be deployable; said with the other fields' messages.
   const statusId = optionalId(input.status_id);
-  if (statusId !== undefined && errors.status_id === undefined) {
-    const label = await db
-      .selectFrom("status_labels")
-      .selectAll()
-      .where("id", "=", statusId)
-      .executeTakeFirst();
-    if (!label || statusType(label as Row) !== "deployable")
-      errors.status_id = ["The selected status id is invalid."];
-  }
+  if (
+    statusId !== undefined &&
+    errors.status_id === undefined &&
+    (await labelType(db, statusId)) !== "deployable"
+  )
+    errors.status_id = ["The selected status id is invalid."];
   if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   const kind = type as "user" | "location" | "asset";
   return {
@@ -268,33 +264,8 @@ export function registerHardware(context: ApiContext): void {
     async (request, reply) => {
       const caller = authorized(request, "assets.view");
       const asset = await findAsset(db(), idParam(request), caller);
-      const params = listParams(request.query as Record<string, unknown>, {
-        allowed: ["id", "created_at"],
-        default: "created_at",
-      });
-      const page = await listRecords(
-        db(),
-        database.dialect,
-        {
-          table: "action_logs",
-          softDeletes: false,
-          trashed: "with",
-          searchColumns: ["action_type", "note"],
-          filters: {},
-          refine: (select) =>
-            select.where((eb) =>
-              eb.or([
-                eb.and([eb("item_type", "=", "asset"), eb("item_id", "=", asset.id)]),
-                eb.and([eb("target_type", "=", "asset"), eb("target_id", "=", asset.id)]),
-              ]),
-            ),
-        },
-        params,
-      );
-      return sendList(request, reply, params, {
-        total: page.total,
-        rows: await presentActivity(db(), page.rows),
-      });
+      const page = await assetHistory(database, asset.id, request.query as Record<string, unknown>);
+      return sendList(request, reply, page.params, page);
     },
   );
 

@@ -5,9 +5,7 @@ import {
   ComponentCheckoutInvalid,
   checkinAccessory,
   checkinComponent,
-  checkoutAccessory,
-  checkoutComponent,
-  checkoutConsumable,
+  checkoutStock,
   componentAssets,
   consumableUsers,
 } from "../../services/checkouts.ts";
@@ -43,7 +41,12 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
     "/accessories/:id/checkout",
     { schema: { tags: ["accessories"], params: IdParams }, config: permitted("accessories.checkout") },
     async (request) => {
-      await checkoutAccessory(actor(request, "accessories.checkout"), idParam(request), body(request));
+      await checkoutStock(
+        actor(request, "accessories.checkout"),
+        "accessory",
+        idParam(request),
+        body(request),
+      );
       return success("Accessory checked out successfully.");
     },
   );
@@ -66,7 +69,12 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
     "/consumables/:id/checkout",
     { schema: { tags: ["consumables"], params: IdParams }, config: permitted("consumables.checkout") },
     async (request) => {
-      await checkoutConsumable(actor(request, "consumables.checkout"), idParam(request), body(request));
+      await checkoutStock(
+        actor(request, "consumables.checkout"),
+        "consumable",
+        idParam(request),
+        body(request),
+      );
       return success("Consumable checked out successfully.");
     },
   );
@@ -83,7 +91,12 @@ export function registerItemRoutes({ app, database }: ApiContext): void {
     { schema: { tags: ["components"], params: IdParams }, config: permitted("components.checkout") },
     async (request, reply: FastifyReply) => {
       try {
-        await checkoutComponent(actor(request, "components.checkout"), idParam(request), body(request));
+        await checkoutStock(
+          actor(request, "components.checkout"),
+          "component",
+          idParam(request),
+          body(request),
+        );
       } catch (error) {
         // QUIRK (spec §2.3): this call's validation errors travel in the payload slot.
         if (!(error instanceof ComponentCheckoutInvalid)) throw error;

@@ -1,9 +1,8 @@
 import { type AnyKysely, NotFound } from "@anvil/core";
-import type { Row } from "../../repositories/records.ts";
-import { statuslabels, statusType } from "../../resources/statuslabels.ts";
-import { listAssets } from "../../services/assets.ts";
+import { statuslabels } from "../../resources/statuslabels.ts";
 import { requirePermission } from "../../services/permissions.ts";
 import { assetsByLabel, assetsByType } from "../../services/statuslabel-charts.ts";
+import { labelAssets, labelType } from "../../services/statuslabels.ts";
 import { type ApiContext, authorized, callerOf, idParam, sendList } from "./context.ts";
 import { IdParams, ListQuery } from "./resource.ts";
 
@@ -11,9 +10,6 @@ import { IdParams, ListQuery } from "./resource.ts";
 // a label lets an asset be checked out (the asset form asks, so it needs no permission).
 
 const tags = ["statuslabels"];
-
-/** Snipe-IT's own page size for a label's assets. */
-const ASSETLIST_LIMIT = "50";
 
 export function registerStatuslabelExtras({ app, database }: ApiContext): void {
   const db = () => database.db as AnyKysely;
@@ -31,31 +27,16 @@ export function registerStatuslabelExtras({ app, database }: ApiContext): void {
     async (request, reply) => {
       const caller = authorized(request, "statuslabels.view");
       requirePermission(caller, "assets.view");
-      const id = idParam(request);
       const query = request.query as Record<string, unknown>;
-      const page = await listAssets(
-        database,
-        caller,
-        { ...query, limit: query.limit ?? ASSETLIST_LIMIT },
-        {
-          narrow: (select) => select.where("assets.status_id", "=", Number.isSafeInteger(id) ? id : 0),
-          everyStatus: true,
-        },
-      );
+      const page = await labelAssets(database, caller, idParam(request), query);
       return sendList(request, reply, page.params, page);
     },
   );
 
   app.get("/statuslabels/:id/deployable", { schema: { tags, params: IdParams } }, async (request, reply) => {
     callerOf(request);
-    const id = idParam(request);
-    const label = Number.isSafeInteger(id)
-      ? ((await db().selectFrom("status_labels").selectAll().where("id", "=", id).executeTakeFirst()) as
-          | Row
-          | undefined)
-      : undefined;
-    if (!label) throw new NotFound(statuslabels.notFound);
-    const type = statusType(label);
+    const type = await labelType(db(), idParam(request));
+    if (!type) throw new NotFound(statuslabels.notFound);
     return reply
       .type("text/plain; charset=utf-8")
       .send(type === "deployable" || type === "pending" ? "1" : "0");

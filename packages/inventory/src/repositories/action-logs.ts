@@ -1,0 +1,71 @@
+import type { AnyKysely, DialectName } from "@anvil/core";
+import type { Insertable } from "kysely";
+import type { ActionLogTable } from "../schemas/tables.ts";
+import type { Executor } from "../services/database.ts";
+import type { ListParams } from "../services/listing.ts";
+import { type AnySelect, insertChunks, listRecords, type Row } from "./records.ts";
+
+// The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds.
+
+/** A thing an entry may be about: a short model name (`asset`, `user`…) and an id. */
+export interface LoggedThing {
+  type: string;
+  id: number;
+}
+
+/** Narrows a log query to the entries whose item or target is the thing. */
+export function aboutThing(select: AnySelect, thing: LoggedThing): AnySelect {
+  return select.where((eb) =>
+    eb.or([
+      eb.and([eb("item_type", "=", thing.type), eb("item_id", "=", thing.id)]),
+      eb.and([eb("target_type", "=", thing.type), eb("target_id", "=", thing.id)]),
+    ]),
+  );
+}
+
+export interface LogListQuery {
+  /** Columns the search terms are looked for in. */
+  searchColumns: readonly string[];
+  /** Exact-match filters: column -> value. */
+  filters: Record<string, unknown>;
+  /** Further conditions (the things the entries are about, the caller's company). */
+  refine: (select: AnySelect) => AnySelect;
+}
+
+/** One page of log entries and their total; entries stay when the things they name are deleted. */
+export function listLogEntries(
+  db: AnyKysely,
+  dialect: DialectName,
+  query: LogListQuery,
+  params: ListParams,
+): Promise<{ total: number; rows: Row[] }> {
+  return listRecords(
+    db,
+    dialect,
+    { table: "action_logs", softDeletes: false, trashed: "with", ...query },
+    params,
+  );
+}
+
+/** The names of the users who made entries (their `created_by`), deleted users too. */
+export function entryAuthors(db: Executor, ids: readonly number[]) {
+  // 0 names no user and keeps the list from being empty.
+  return db
+    .selectFrom("users")
+    .select(["id", "first_name", "last_name"])
+    .where("id", "in", [0, ...ids])
+    .execute();
+}
+
+export async function insertLogEntry(db: Executor, entry: Insertable<ActionLogTable>): Promise<void> {
+  await db.insertInto("action_logs").values(entry).execute();
+}
+
+/** Entries inserted with one statement a chunk (all name the same columns), in the order given. */
+export async function insertLogEntries(
+  db: Executor,
+  entries: readonly Insertable<ActionLogTable>[],
+): Promise<void> {
+  for (const chunk of insertChunks(entries, Object.keys(entries[0] ?? {}).length))
+    await db.insertInto("action_logs").values(chunk).execute();
+}
