@@ -4,7 +4,8 @@
 // The import's peak resident set (VmHWM) is read from /proc while it runs.
 // Run with `scripts/run-node.sh bench/inventory-import.ts` (or `npm run bench:inventory-import`).
 // Environment: BENCH_ROWS (100000), BENCH_DATABASE (postgres://… to run on PostgreSQL; SQLite by
-// default), BENCH_OUT (JSON path, default tmp/bench/inventory-import.json).
+// default), BENCH_INVENTORY_NODE_OPTIONS (NODE_OPTIONS of the import processes only, e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_OUT (JSON path, default tmp/bench/inventory-import.json).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
@@ -18,6 +19,7 @@ import { benchStore, cpuMsOf, memoryOf } from "./load.ts";
 const root = path.resolve(import.meta.dirname, "..");
 const rows = Number(process.env.BENCH_ROWS || 100_000);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/inventory-import.json");
+const nodeOptions = process.env.BENCH_INVENTORY_NODE_OPTIONS;
 /** The goals, on SQLite for 100,000 rows. */
 const GOAL_ROWS_PER_SECOND = 2000;
 const GOAL_PEAK_RSS_MB = 400;
@@ -59,6 +61,7 @@ async function importOnce(args: string[]): Promise<Measured> {
   const started = performance.now();
   const child = spawn(path.join(root, "bin/anvil"), ["inventory", "import", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env,
   });
   let stdout = "";
   let stderr = "";
@@ -106,16 +109,30 @@ async function main(): Promise<void> {
     await writeCsv(file);
     await superuserToken(dataDir, databaseUrl);
     const where = ["--data-dir", dataDir, "--database", databaseUrl];
+    const loadBefore = os.loadavg()[0];
     const fresh = await importOnce([file, ...where]);
     const rerun = await importOnce([file, "--update", ...where]);
-    const result = { database: dialect, rows, cpus: os.availableParallelism(), fresh, rerun };
+    const loadAfter = os.loadavg()[0];
+    const result = {
+      database: dialect,
+      rows,
+      cpus: os.availableParallelism(),
+      loadBefore,
+      loadAfter,
+      fresh,
+      rerun,
+    };
     const shown = (name: string, measured: Measured) =>
       `| ${name} | ${measured.seconds.toFixed(1)} s | ${Math.round(measured.rowsPerSecond).toLocaleString("en-US")} | ${measured.cpuSeconds.toFixed(1)} s | ${Math.round(measured.rowsPerCpuSecond).toLocaleString("en-US")} | ${measured.peakRssMb.toFixed(0)} MB |`;
-    const met =
-      fresh.rowsPerSecond >= GOAL_ROWS_PER_SECOND && fresh.peakRssMb < GOAL_PEAK_RSS_MB ? "met" : "NOT met";
+    const goal = (measured: Measured) =>
+      `${Math.round(measured.rowsPerSecond).toLocaleString("en-US")} rows/s (${Math.round(measured.rowsPerCpuSecond).toLocaleString("en-US")} per CPU second), peak RSS ${measured.peakRssMb.toFixed(0)} MB: ${
+        measured.rowsPerSecond >= GOAL_ROWS_PER_SECOND && measured.peakRssMb < GOAL_PEAK_RSS_MB
+          ? "met"
+          : "NOT met"
+      }`;
     console.log(
       [
-        `database: ${dialect}; ${rows.toLocaleString("en-US")} asset rows; ${result.cpus} cores, load average ${os.loadavg()[0].toFixed(1)} at the end`,
+        `database: ${dialect}; ${rows.toLocaleString("en-US")} asset rows; ${result.cpus} cores, load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
         "",
         `| run | time | rows/s | CPU | rows per CPU s | peak RSS |`,
         "|---|---:|---:|---:|---:|---:|",
@@ -125,7 +142,10 @@ async function main(): Promise<void> {
         fresh.summary,
         rerun.summary,
         "",
-        `Goal: at least ${GOAL_ROWS_PER_SECOND.toLocaleString("en-US")} rows/s with a peak RSS under ${GOAL_PEAK_RSS_MB} MB on SQLite: ${met}${dialect === "sqlite" ? "" : " (measured on PostgreSQL)"}.`,
+        `Goal (issue 19): at least ${GOAL_ROWS_PER_SECOND.toLocaleString("en-US")} rows/s wall with a peak RSS under ${GOAL_PEAK_RSS_MB} MB, on ${dialect}:`,
+        `  first import: ${goal(fresh)}`,
+        `  --update re-run: ${goal(rerun)}`,
+        "  (wall time counts what neighbours take of a shared machine; rows per CPU second do not: read them with the load average.)",
       ].join("\n"),
     );
     await mkdir(path.dirname(outFile), { recursive: true });

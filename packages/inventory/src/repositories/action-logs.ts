@@ -3,7 +3,7 @@ import type { Insertable } from "kysely";
 import type { ActionLogTable } from "../schemas/tables.ts";
 import type { Executor } from "../services/database.ts";
 import type { ListParams } from "../services/listing.ts";
-import { type AnySelect, listRecords, type Row } from "./records.ts";
+import { type AnySelect, insertChunks, listRecords, type Row } from "./records.ts";
 
 // The activity log (Snipe-IT's action_logs); services/activity.ts says what an entry holds. A file
 // attached to a record is an "uploaded" entry naming it, whose id is the file's.
@@ -111,4 +111,13 @@ export async function entriesNaming(
 export async function deleteEntry(db: Executor, id: number): Promise<boolean> {
   const removed = await db.deleteFrom("action_logs").where("id", "=", id).executeTakeFirst();
   return Number(removed.numDeletedRows) > 0;
+}
+
+/** Entries inserted with one statement a chunk (all name the same columns), in the order given. */
+export async function insertLogEntries(
+  db: Executor,
+  entries: readonly Insertable<ActionLogTable>[],
+): Promise<void> {
+  for (const chunk of insertChunks(entries, Object.keys(entries[0] ?? {}).length))
+    await db.insertInto("action_logs").values(chunk).execute();
 }

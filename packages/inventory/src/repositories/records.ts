@@ -142,6 +142,30 @@ export async function insertRecord(
   return (await db.insertInto(table).values(values).returningAll().executeTakeFirstOrThrow()) as Row;
 }
 
+/**
+ * Rows inserted with one statement a chunk, all naming the same columns (a column one row leaves
+ * out would be written as DEFAULT, which SQLite does not take in VALUES); answered in id order,
+ * which is the order given (RETURNING itself promises no order).
+ */
+export async function insertRecords(
+  db: AnyKysely,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+): Promise<Row[]> {
+  const inserted: Row[] = [];
+  for (const chunk of insertChunks(rows, Object.keys(rows[0] ?? {}).length))
+    inserted.push(...((await db.insertInto(table).values(chunk).returningAll().execute()) as Row[]));
+  return inserted.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** Rows cut into the chunks one multi-row INSERT each takes: below SQLite's 32,766 bound parameters. */
+export function insertChunks<T>(rows: readonly T[], columns: number): T[][] {
+  const size = Math.max(1, Math.floor(32_000 / Math.max(1, columns)));
+  const chunks: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) chunks.push(rows.slice(start, start + size));
+  return chunks;
+}
+
 export async function updateRecord(
   db: AnyKysely,
   table: string,

@@ -57,13 +57,17 @@ async function prepare(context: WriteContext, values: Record<string, unknown>, b
   const { trx } = context;
   const extra: Record<string, unknown> = {};
   if (typeof values.asset_tag === "string") {
-    const clash = await trx
-      .selectFrom("assets")
-      .select("id")
-      .where("asset_tag", "=", values.asset_tag)
-      .where("deleted_at", "is", null)
-      .$if(before !== undefined, (q) => q.where("id", "!=", before?.id ?? 0))
-      .executeTakeFirst();
+    const holder = context.known?.row("assets", "asset_tag", values.asset_tag);
+    const clash =
+      holder !== undefined
+        ? holder !== null && Number(holder.id) !== Number(before?.id)
+        : await trx
+            .selectFrom("assets")
+            .select("id")
+            .where("asset_tag", "=", values.asset_tag)
+            .where("deleted_at", "is", null)
+            .$if(before !== undefined, (q) => q.where("id", "!=", before?.id ?? 0))
+            .executeTakeFirst();
     if (clash)
       throw invalid(
         "asset_tag",
@@ -89,11 +93,12 @@ async function prepare(context: WriteContext, values: Record<string, unknown>, b
     !(before && Boolean(before.eol_explicit))
   ) {
     const purchased = values.purchase_date !== undefined ? extra.purchase_date : before?.purchase_date;
-    const model = await trx
-      .selectFrom("models")
-      .select("eol")
-      .where("id", "=", Number(values.model_id ?? before?.model_id))
-      .executeTakeFirst();
+    const modelId = Number(values.model_id ?? before?.model_id);
+    const known = context.known?.row("models", "id", modelId);
+    const model =
+      known !== undefined
+        ? (known ?? undefined)
+        : await trx.selectFrom("models").select("eol").where("id", "=", modelId).executeTakeFirst();
     extra.asset_eol_date =
       purchased && model?.eol !== null && model?.eol !== undefined
         ? addMonths(String(purchased), Number(model.eol))

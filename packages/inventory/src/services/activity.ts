@@ -1,6 +1,6 @@
 import type { DialectName } from "@anvil/core";
 import type { Insertable } from "kysely";
-import { insertLogEntry } from "../repositories/action-logs.ts";
+import { insertLogEntries, insertLogEntry } from "../repositories/action-logs.ts";
 import type { AnyExpressionBuilder, AnySelect } from "../repositories/records.ts";
 import type { ActionLogTable } from "../schemas/tables.ts";
 import { companyScope, inCallersCompany } from "./companies.ts";
@@ -33,9 +33,8 @@ export interface ActionEntry {
   filename?: string;
 }
 
-export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
-  const now = storedNow(dialect);
-  const row: Insertable<ActionLogTable> = {
+function actionRow(now: string | Date, entry: ActionEntry): Insertable<ActionLogTable> {
+  return {
     created_by: entry.createdBy,
     action_type: entry.actionType,
     item_type: entry.item?.type ?? null,
@@ -53,7 +52,23 @@ export async function logAction(trx: Executor, dialect: DialectName, entry: Acti
     created_at: now,
     updated_at: now,
   };
-  await insertLogEntry(trx, row);
+}
+
+export async function logAction(trx: Executor, dialect: DialectName, entry: ActionEntry): Promise<void> {
+  await insertLogEntry(trx, actionRow(storedNow(dialect), entry));
+}
+
+/** Entries of many writes at once (an import's batch), in the order given. */
+export async function logActions(
+  trx: Executor,
+  dialect: DialectName,
+  entries: readonly ActionEntry[],
+): Promise<void> {
+  const now = storedNow(dialect);
+  await insertLogEntries(
+    trx,
+    entries.map((entry) => actionRow(now, entry)),
+  );
 }
 
 function comparable(value: unknown): unknown {

@@ -31,11 +31,6 @@ export interface BulkWork<Item, Answer> {
    * what no single route answers (a failure of the server), which rolls everything back.
    */
   settle: (error: unknown, item: Item) => BulkOutcome<Answer>;
-  /**
-   * Further writes of the same transaction once every item has its answer (an import's progress),
-   * so that they commit or roll back with the items.
-   */
-  finish?: (context: WriteContext, outcomes: readonly BulkOutcome<Answer>[]) => Promise<void>;
 }
 
 export interface BulkResult<Answer> {
@@ -47,6 +42,27 @@ export interface BulkResult<Answer> {
 
 /** Thrown out of the transaction to roll it back once every item has its answer. */
 class RollBack extends Error {}
+
+/** One item's write in a savepoint of its own, undone when it fails; its answer. */
+export async function inSavepoint<Item, Answer>(
+  context: WriteContext,
+  item: Item,
+  work: BulkWork<Item, Answer>,
+): Promise<BulkOutcome<Answer>> {
+  const statement = (text: string) => sql.raw(text).execute(context.trx);
+  await statement("savepoint bulk_item");
+  let outcome: BulkOutcome<Answer>;
+  try {
+    outcome = await work.run(context, item);
+    // A refusal answered without an error (a restore of an undeleted asset) is undone too.
+    if (outcome.failed) await statement("rollback to savepoint bulk_item");
+  } catch (error) {
+    await statement("rollback to savepoint bulk_item");
+    outcome = work.settle(error, item);
+  }
+  await statement("release savepoint bulk_item");
+  return outcome;
+}
 
 export async function inOneTransaction<Item, Answer>(
   database: InventoryDatabase,
@@ -60,23 +76,8 @@ export async function inOneTransaction<Item, Answer>(
   try {
     await (database.db as AnyKysely).transaction().execute(async (trx) => {
       const context: WriteContext = { database, trx: trx as AnyKysely, caller, origin };
-      const statement = (text: string) => sql.raw(text).execute(trx);
-      for (const item of items) {
-        await statement("savepoint bulk_item");
-        let outcome: BulkOutcome<Answer>;
-        try {
-          outcome = await work.run(context, item);
-          // A refusal answered without an error (a restore of an undeleted asset) is undone too.
-          if (outcome.failed) await statement("rollback to savepoint bulk_item");
-        } catch (error) {
-          await statement("rollback to savepoint bulk_item");
-          outcome = work.settle(error, item);
-        }
-        await statement("release savepoint bulk_item");
-        outcomes.push(outcome);
-      }
+      for (const item of items) outcomes.push(await inSavepoint(context, item, work));
       if (!options.partial && outcomes.some((outcome) => outcome.failed)) throw new RollBack();
-      await work.finish?.(context, outcomes);
     });
   } catch (error) {
     if (error instanceof RollBack) return { outcomes, committed: false };

@@ -15,7 +15,8 @@ import { models } from "../resources/models.ts";
 import { statuslabels } from "../resources/statuslabels.ts";
 import { suppliers } from "../resources/suppliers.ts";
 import { users } from "../resources/users.ts";
-import { createWithin, type ResourceDefinition, type WriteContext } from "./resource.ts";
+import { KnownRows } from "./known-rows.ts";
+import { createWithin, type PlannedCreate, type ResourceDefinition, type WriteContext } from "./resource.ts";
 
 // What each import type (spec §21) makes of a CSV row: the API input of its resource, with the
 // categories, models, makers, labels, locations, suppliers, companies and people it names by name
@@ -23,6 +24,26 @@ import { createWithin, type ResourceDefinition, type WriteContext } from "./reso
 
 /** A CSV row as field key → text; empty cells are left out, so an update keeps what they would blank. */
 export type ImportRow = Readonly<Record<string, string>>;
+
+/**
+ * Thrown while a row is planned for a bulk write (its context has `known` rows) where it would
+ * write more than its own record (a category it names, a person it checks out to): such a row
+ * runs on its own, in its savepoint.
+ */
+export class WritesMore extends Error {}
+
+/** What lets an importer write a batch's plain rows together (services/imports.ts). */
+export interface BulkImporter {
+  /**
+   * Reads what the batch's rows name, with one query a table: the records they are about and the
+   * ones they name, into the rows known to their plans and the transaction's ids found by name.
+   */
+  read(context: WriteContext, rows: readonly ImportRow[]): Promise<KnownRows>;
+  /** The value (asset tag) by which a row finds its record: a batch plans one row of each at most. */
+  key(row: ImportRow): string | undefined;
+  /** Whether a planned create has nothing to write beside its row (no custom values, no holder). */
+  plain(context: WriteContext, plan: PlannedCreate): boolean;
+}
 
 export interface Importer {
   definition: ResourceDefinition;
@@ -32,6 +53,7 @@ export interface Importer {
   input(context: WriteContext, row: ImportRow, existing: Row | undefined): Promise<Record<string, unknown>>;
   /** How error reports name the row. */
   label(row: ImportRow): string | undefined;
+  bulk?: BulkImporter;
 }
 
 type Input = Record<string, unknown>;
@@ -92,6 +114,10 @@ function knownIds(context: WriteContext): Map<string, number> {
   return known;
 }
 
+function nameKey(definition: ResourceDefinition, name: string, where: Record<string, unknown>): string {
+  return JSON.stringify([definition.table, name, where]);
+}
+
 /**
  * The id of the record named `name` (and matching `where`), created with `extra` when there is
  * none. A refusal to create it is reported under the CSV field that named it.
@@ -106,7 +132,7 @@ async function named(
 ): Promise<number | undefined> {
   if (name === undefined) return undefined;
   const known = knownIds(context);
-  const key = JSON.stringify([definition.table, name, where]);
+  const key = nameKey(definition, name, where);
   const cached = known.get(key);
   if (cached !== undefined) return cached;
   // Only the id: the name's partial unique index holds it, so the table itself is not read.
@@ -118,6 +144,7 @@ async function named(
     known.set(key, Number(found.id));
     return Number(found.id);
   }
+  if (context.known) throw new WritesMore();
   try {
     return (await createWithin(context, definition, { name, ...where, ...extra })).id;
   } catch (error) {
@@ -174,6 +201,8 @@ function unknownPassword(): Input {
 async function person(context: WriteContext, row: ImportRow): Promise<number | undefined> {
   const username = usernameOf(row);
   if (username === undefined) return undefined;
+  // Found or created, the person is checked out to, a write of its own.
+  if (context.known) throw new WritesMore();
   const found =
     (row.username !== undefined ? await rowWhere(context, "users", { username: row.username }) : undefined) ??
     (row.email !== undefined ? await rowWhere(context, "users", { email: row.email }) : undefined) ??
@@ -190,8 +219,16 @@ async function person(context: WriteContext, row: ImportRow): Promise<number | u
   return created.id;
 }
 
-/** The first deployable label, for assets whose row names none (spec §21). */
+const FIRST_DEPLOYABLE = JSON.stringify(["status_labels", "first deployable"]);
+
+/**
+ * The first deployable label, for assets whose row names none (spec §21); kept for the
+ * transaction once there is one, as rows add labels after it and delete none.
+ */
 async function firstDeployable(context: WriteContext): Promise<number | undefined> {
+  const known = knownIds(context);
+  const cached = known.get(FIRST_DEPLOYABLE);
+  if (cached !== undefined) return cached;
   const label = await context.trx
     .selectFrom("status_labels")
     .select("id")
@@ -201,7 +238,9 @@ async function firstDeployable(context: WriteContext): Promise<number | undefine
     .where("archived", "=", false)
     .orderBy("id")
     .executeTakeFirst();
-  return label === undefined ? undefined : Number(label.id);
+  if (label === undefined) return undefined;
+  known.set(FIRST_DEPLOYABLE, Number(label.id));
+  return Number(label.id);
 }
 
 /** The undeleted record of `table` named as the row's item name. */
@@ -221,12 +260,51 @@ async function managerOf(context: WriteContext, row: ImportRow): Promise<number 
   return Number(manager.id);
 }
 
+/**
+ * Reads the undeleted records of `definition` named in `lookups` (name, and the columns of `where`
+ * that must match too), with one query, into `known` by id and into the transaction's ids by name.
+ */
+async function readNamed(
+  context: WriteContext,
+  known: KnownRows,
+  definition: ResourceDefinition,
+  lookups: ReadonlyArray<{ name: string | undefined; where: Record<string, unknown> }>,
+): Promise<void> {
+  const asked = new Map<string, { name: string; where: Record<string, unknown> }>();
+  for (const { name, where } of lookups)
+    if (name !== undefined) asked.set(nameKey(definition, name, where), { name, where });
+  if (asked.size === 0) return;
+  const names = [...new Set([...asked.values()].map((lookup) => lookup.name))];
+  const rows = (await undeleted(context, definition.table, {})
+    .selectAll()
+    .where("name", "in", names)
+    .execute()) as Row[];
+  known.add(
+    definition.table,
+    "id",
+    rows.map((row) => row.id),
+    rows,
+  );
+  const byName = Map.groupBy(rows, (row) => row.name);
+  const ids = knownIds(context);
+  for (const [key, { name, where }] of asked) {
+    const matches = (byName.get(name) ?? []).filter((row) =>
+      Object.entries(where).every(([column, value]) => row[column] === value),
+    );
+    // Several of one name (models, which no index makes unique): named() asks which, as it would alone.
+    if (matches.length === 1) ids.set(key, Number(matches[0].id));
+  }
+}
+
 const asset: Importer = {
   definition: assets,
-  existing: (context, row) =>
-    row.asset_tag === undefined
-      ? Promise.resolve(undefined)
-      : rowWhere(context, "assets", { asset_tag: row.asset_tag }),
+  existing: (context, row) => {
+    if (row.asset_tag === undefined) return Promise.resolve(undefined);
+    const known = context.known?.row("assets", "asset_tag", row.asset_tag);
+    return known !== undefined
+      ? Promise.resolve(known ?? undefined)
+      : rowWhere(context, "assets", { asset_tag: row.asset_tag });
+  },
   async input(context, row, existing) {
     const input = copy({}, row, {
       asset_tag: "asset_tag",
@@ -273,6 +351,51 @@ const asset: Importer = {
     return withoutUnset(input);
   },
   label: (row) => row.item_name ?? row.asset_tag,
+  bulk: {
+    async read(context, rows) {
+      const known = new KnownRows();
+      const tags = [...new Set(rows.flatMap((row) => (row.asset_tag === undefined ? [] : [row.asset_tag])))];
+      const held =
+        tags.length === 0
+          ? []
+          : ((await undeleted(context, "assets", {})
+              .selectAll()
+              .where("asset_tag", "in", tags)
+              .execute()) as Row[]);
+      known.add("assets", "asset_tag", tags, held);
+      known.add(
+        "assets",
+        "id",
+        held.map((row) => row.id),
+        held,
+      );
+      const by = (field: string, where: (row: ImportRow) => Record<string, unknown> = () => ({})) =>
+        rows.map((row) => ({ name: row[field], where: where(row) }));
+      await readNamed(
+        context,
+        known,
+        models,
+        by("asset_model", (row) => ({ model_number: row.model_number ?? null })),
+      );
+      await readNamed(
+        context,
+        known,
+        categories,
+        by("category", () => ({ category_type: "asset" })),
+      );
+      await readNamed(context, known, manufacturers, by("manufacturer"));
+      await readNamed(context, known, statuslabels, by("status"));
+      await readNamed(context, known, companies, by("company"));
+      await readNamed(context, known, suppliers, by("supplier"));
+      await readNamed(context, known, locations, by("location"));
+      return known;
+    },
+    key: (row) => row.asset_tag,
+    // An asset's afterSave stores its model's custom values and checks it out to its holder.
+    plain: (context, plan) =>
+      plan.values.assigned_user === undefined &&
+      context.known?.row("models", "id", plan.values.model_id)?.fieldset_id === null,
+  },
 };
 
 function stock(definition: ResourceDefinition, type: string, own: Record<string, string>): Importer {

@@ -10,11 +10,21 @@ import { sql } from "kysely";
 import { datetime, escaped, forHumans } from "../convert/format.ts";
 import type { Row } from "../repositories/records.ts";
 import type { RequestOrigin } from "./activity.ts";
-import { type BulkOutcome, inOneTransaction } from "./bulk.ts";
+import { type BulkWork, inSavepoint } from "./bulk.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
-import { IMPORTERS, type ImportRow } from "./importers.ts";
+import { IMPORTERS, type ImportRow, WritesMore } from "./importers.ts";
 import { type Caller, isSuperuser } from "./permissions.ts";
-import { createWithin, duplicateAsInvalid, updateChangedWithin, type WriteContext } from "./resource.ts";
+import {
+  changesNothing,
+  createPlannedWithin,
+  createWithin,
+  duplicateAsInvalid,
+  type PlannedCreate,
+  planCreate,
+  planUpdate,
+  updateChangedWithin,
+  type WriteContext,
+} from "./resource.ts";
 import { discard, extensionOf, generatedName, keep, type Storage, storedPath } from "./storage.ts";
 
 // CSV imports (spec §21): an upload is checked (a CSV, UTF-8 or transliterated to it, distinct
@@ -25,6 +35,16 @@ import { discard, extensionOf, generatedName, keep, type Storage, storedPath } f
 // rows before and after it stand (as Snipe-IT's importer keeps the good rows). Each batch's
 // transaction also records the import's progress and the rows that failed, so that what
 // GET /imports/{id} shows while it runs is always what is committed.
+//
+// Most rows of a large file are plain: a new record naming records that exist, or one that
+// repeats what is stored. Where the importer can (importers.ts, `bulk`), a batch first reads what
+// its rows name with one query a table, then plans each row through the same create or update,
+// its rules reading those rows instead of the database, and writes the plain creates together:
+// one INSERT for the records that name the same columns, one for their activity entries. A row that would write anything
+// else (a record it names, a holder, a changed field), fails, or shares its asset tag with an
+// earlier row of the batch runs alone in its savepoint as before, once the creates planned before
+// it are written, so every row sees what the rows before it did. When the joint INSERT is refused
+// (another transaction took a tag since the batch read them), its rows run alone too.
 
 /** Snipe-IT's accepted CSV types; a client extension of csv, tsv or txt also passes. */
 const CSV_TYPES = new Set([
@@ -492,6 +512,22 @@ interface PendingRow {
   fields: ImportRow;
 }
 
+/** A planned create waiting to be written with others, and where its outcome goes. */
+interface DeferredRow {
+  index: number;
+  pending: PendingRow;
+  plan: PlannedCreate;
+}
+
+/**
+ * A row whose planning met a refusal (a bad date) or a write of its own runs alone, to meet it in
+ * its own words; any other error (of the server) is thrown, as running alone would throw it.
+ */
+function unplanned(error: unknown): undefined {
+  if (error instanceof DomainError || error instanceof WritesMore) return undefined;
+  throw error;
+}
+
 /**
  * Marks an import as processing, its counts and stored errors cleared, unless it is processing
  * already (and has moved within STALE_MS); in one transaction, so that two requests cannot both start it.
@@ -582,11 +618,95 @@ export async function processImport(
       : "unchanged";
   };
 
+  /**
+   * A row's create or no-op update, planned without writing (the context has the batch's known
+   * rows); undefined when the row must run alone.
+   */
+  const planRow = async (
+    planning: WriteContext,
+    fields: ImportRow,
+  ): Promise<PlannedCreate | "unchanged" | undefined> => {
+    const existing = await importer.existing(planning, fields);
+    if (existing && !options.update) return undefined;
+    const input = await importer.input(planning, fields, existing);
+    if (!existing) {
+      const plan = await planCreate(planning, importer.definition, input);
+      return importer.bulk?.plain(planning, plan) ? plan : undefined;
+    }
+    const plan = await planUpdate(planning, importer.definition, Number(existing.id), input, {});
+    return changesNothing(importer.definition, input, plan) ? "unchanged" : undefined;
+  };
+
+  const alone: BulkWork<PendingRow, RowOutcome> = {
+    run: async (write, pending) => ({ answer: await writeRow(write, pending.fields), failed: false }),
+    settle: (error, pending) => {
+      const failure = rowErrors(duplicateAsInvalid(importer.definition, error));
+      if (!failure) throw error;
+      return {
+        answer: { line: pending.line, label: importer.label(pending.fields) ?? null, errors: failure },
+        failed: true,
+      };
+    },
+  };
+
+  /** Every row of a batch written, in file order; their outcomes. */
+  const writeRows = async (write: WriteContext, batch: readonly PendingRow[]): Promise<RowOutcome[]> => {
+    const outcomes: RowOutcome[] = [];
+    const bulk = importer.bulk;
+    if (!bulk) {
+      for (const pending of batch) outcomes.push((await inSavepoint(write, pending, alone)).answer);
+      return outcomes;
+    }
+    const planning: WriteContext = {
+      ...write,
+      known: await bulk.read(
+        write,
+        batch.map((pending) => pending.fields),
+      ),
+    };
+    const keys = new Set<string>();
+    let deferred: DeferredRow[] = [];
+    const flush = async () => {
+      const rows = deferred;
+      deferred = [];
+      if (rows.length === 0) return;
+      const statement = (text: string) => sql.raw(text).execute(write.trx);
+      await statement("savepoint bulk_rows");
+      try {
+        await createPlannedWithin(
+          write,
+          importer.definition,
+          rows.map((row) => row.plan),
+        );
+      } catch {
+        await statement("rollback to savepoint bulk_rows");
+        for (const row of rows) outcomes[row.index] = (await inSavepoint(write, row.pending, alone)).answer;
+      }
+      await statement("release savepoint bulk_rows");
+    };
+    for (const pending of batch) {
+      const key = bulk.key(pending.fields);
+      const first = key !== undefined && !keys.has(key);
+      if (key !== undefined) keys.add(key);
+      const plan = first ? await planRow(planning, pending.fields).catch(unplanned) : undefined;
+      if (plan === "unchanged") outcomes.push("unchanged");
+      else if (plan) {
+        deferred.push({ index: outcomes.length, pending, plan });
+        outcomes.push("created");
+      } else {
+        await flush();
+        outcomes.push((await inSavepoint(write, pending, alone)).answer);
+      }
+    }
+    await flush();
+    return outcomes;
+  };
+
   /** A batch's counts and the failures it reports, stored with it and added up once it commits. */
-  const tally = (outcomes: readonly BulkOutcome<RowOutcome>[], read: number) => {
+  const tally = (outcomes: readonly RowOutcome[], read: number) => {
     const added: ImportCounts = { processed: read, created: 0, updated: 0, unchanged: 0, failed: 0 };
     const reported: FailedRow[] = [];
-    for (const { answer } of outcomes) {
+    for (const answer of outcomes) {
       if (typeof answer === "string") added[answer] += 1;
       else {
         if (counts.failed + added.failed < MAX_REPORTED_ROWS) reported.push(answer);
@@ -597,58 +717,44 @@ export async function processImport(
   };
 
   const runBatch = async (batch: readonly PendingRow[], read: number) => {
-    let committed: ReturnType<typeof tally> | undefined;
-    await inOneTransaction<PendingRow, RowOutcome>(
-      database,
-      context.caller,
-      context.origin,
-      batch,
-      { partial: true },
-      {
-        run: async (write, pending) => ({ answer: await writeRow(write, pending.fields), failed: false }),
-        settle: (error, pending) => {
-          const failure = rowErrors(duplicateAsInvalid(importer.definition, error));
-          if (!failure) throw error;
-          return {
-            answer: { line: pending.line, label: importer.label(pending.fields) ?? null, errors: failure },
-            failed: true,
-          };
-        },
-        finish: async (write, outcomes) => {
-          const { added, reported } = tally(outcomes, read);
-          if (reported.length > 0)
-            await write.trx
-              .insertInto("import_errors")
-              .values(
-                reported.map((failed) => ({
-                  import_id: row.id,
-                  row_number: failed.line,
-                  name: failed.label,
-                  messages: JSON.stringify(failed.errors),
-                })),
-              )
-              .execute();
-          await write.trx
-            .updateTable("imports")
-            .set((set) => ({
-              rows_processed: set("rows_processed", "+", added.processed),
-              rows_created: set("rows_created", "+", added.created),
-              rows_updated: set("rows_updated", "+", added.updated),
-              rows_unchanged: set("rows_unchanged", "+", added.unchanged),
-              rows_failed: set("rows_failed", "+", added.failed),
-              updated_at: storedNow(database.dialect),
-            }))
-            .where("id", "=", row.id)
-            .execute();
-          committed = { added, reported };
-        },
-      },
-    );
+    const committed = await (database.db as AnyKysely).transaction().execute(async (trx) => {
+      const write: WriteContext = {
+        database,
+        trx: trx as AnyKysely,
+        caller: context.caller,
+        origin: context.origin,
+      };
+      const { added, reported } = tally(await writeRows(write, batch), read);
+      if (reported.length > 0)
+        await trx
+          .insertInto("import_errors")
+          .values(
+            reported.map((failed) => ({
+              import_id: row.id,
+              row_number: failed.line,
+              name: failed.label,
+              messages: JSON.stringify(failed.errors),
+            })),
+          )
+          .execute();
+      await trx
+        .updateTable("imports")
+        .set((set) => ({
+          rows_processed: set("rows_processed", "+", added.processed),
+          rows_created: set("rows_created", "+", added.created),
+          rows_updated: set("rows_updated", "+", added.updated),
+          rows_unchanged: set("rows_unchanged", "+", added.unchanged),
+          rows_failed: set("rows_failed", "+", added.failed),
+          updated_at: storedNow(database.dialect),
+        }))
+        .where("id", "=", row.id)
+        .execute();
+      return { added, reported };
+    });
     // The rows of a batch run without waiting on anything outside (better-sqlite3 answers at
     // once, the file is read ahead), so the server would answer no request until the import ends.
     // A request takes a few turns of the event loop (accept, read, query, answer): it gets them.
     for (let turn = 0; turn < YIELDED_TURNS; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-    if (!committed) return;
     for (const key of Object.keys(counts) as Array<keyof ImportCounts>) counts[key] += committed.added[key];
     for (const failed of committed.reported) errors[failed.label ?? `Row ${failed.line}`] = failed.errors;
     progress?.(counts, total);

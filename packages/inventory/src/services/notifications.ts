@@ -174,6 +174,22 @@ async function settingsWebhook(trx: AnyKysely): Promise<SettingsWebhook | undefi
   };
 }
 
+/** Who hears an event (`asset.create`): the settings' webhook, and the generic endpoints subscribed. */
+async function receivers(trx: AnyKysely, name: string) {
+  const [chat, webhooks] = await Promise.all([
+    CHAT_KINDS.has(name) ? settingsWebhook(trx) : undefined,
+    activeWebhooks(trx).then((rows) => rows.filter((webhook) => hears(webhook, name))),
+  ]);
+  return { chat, webhooks };
+}
+
+/** Whether anyone hears an event, so that many writes ask once rather than once each. */
+export async function hasReceivers(trx: AnyKysely, name: string): Promise<boolean> {
+  if (!KNOWN_EVENTS.has(name)) return false;
+  const { chat, webhooks } = await receivers(trx, name);
+  return chat !== undefined || webhooks.length > 0;
+}
+
 /**
  * Queues the deliveries `event` makes, in the caller's transaction. Cheap when nobody listens: two
  * reads, and nothing is looked up for a message no receiver gets.
@@ -182,10 +198,7 @@ async function queueNotifications(context: WriteContext, event: InventoryEvent):
   const name = `${event.item.type}.${event.action}`;
   if (!KNOWN_EVENTS.has(name)) return;
   const trx = context.trx;
-  const [chat, webhooks] = await Promise.all([
-    CHAT_KINDS.has(name) ? settingsWebhook(trx) : undefined,
-    activeWebhooks(trx).then((rows) => rows.filter((webhook) => hears(webhook, name))),
-  ]);
+  const { chat, webhooks } = await receivers(trx, name);
   if (!chat && webhooks.length === 0) return;
 
   const root = context.caller.rootUrl;

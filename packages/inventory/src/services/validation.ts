@@ -1,6 +1,7 @@
 import { type AnyKysely, INTEGER_COLUMN, Invalid } from "@anvil/core";
 import { type TSchema, Type } from "typebox";
 import validator from "validator";
+import type { KnownRows } from "./known-rows.ts";
 
 // Laravel-style validation, because Snipe-IT's clients read its messages: a field's rules are one
 // string as a Laravel model declares them ("required|string|min:1|max:255"), checked all at once,
@@ -43,17 +44,38 @@ function parse(rules: string): ParsedRule[] {
   return [...parsed.filter((rule) => rule.name === "max"), ...parsed.filter((rule) => rule.name !== "max")];
 }
 
-/** Whether a field's rules (`"required|string"`) name this rule. */
-export function hasRule(rules: string, name: string): boolean {
-  return parse(rules).some((rule) => rule.name === name);
-}
-
 function kindOf(rules: ParsedRule[]): Kind {
   for (const rule of rules) {
     if (rule.name === "integer" || rule.name === "numeric" || rule.name === "boolean") return rule.name;
     if (rule.name === "array" || rule.name === "object") return rule.name;
   }
   return "string";
+}
+
+/** A field's rules as validate reads them. */
+interface FieldRules {
+  parsed: ParsedRule[];
+  kind: Kind;
+  names: ReadonlySet<string>;
+}
+
+// Rule texts are the code's own, a bounded set: each is parsed once (an import validates its rows'
+// two dozen fields each, and parsing them every time was a good part of its time).
+const FIELD_RULES = new Map<string, FieldRules>();
+
+function fieldRules(text: string): FieldRules {
+  let rules = FIELD_RULES.get(text);
+  if (rules === undefined) {
+    const parsed = parse(text);
+    rules = { parsed, kind: kindOf(parsed), names: new Set(parsed.map((rule) => rule.name)) };
+    FIELD_RULES.set(text, rules);
+  }
+  return rules;
+}
+
+/** Whether a field's rules (`"required|string"`) name this rule. */
+export function hasRule(rules: string, name: string): boolean {
+  return fieldRules(rules).names.has(name);
 }
 
 /** The attribute as Laravel names it in a message: underscores become spaces. */
@@ -151,52 +173,55 @@ const TYPE_MESSAGES: Record<Kind, string> = {
  * Checks `input` against `rules`; returns the fields the input has, in their types (an empty
  * string counts as null, as Laravel's middleware makes it, and only a `nullable` field takes null,
  * so no column that must hold a value is emptied). Throws Invalid with every failing
- * field's message. `exists:table` looks the id up among the table's undeleted rows.
+ * field's message. `exists:table` looks the id up among the table's undeleted rows (in `known`
+ * first, when a bulk write read them up front).
  */
 export async function validate(
   db: AnyKysely,
   input: Record<string, unknown>,
   rules: Rules,
   messages: CustomMessages = {},
+  known?: KnownRows,
 ): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   const errors: Record<string, string[]> = {};
   for (const [field, text] of Object.entries(rules)) {
-    const parsed = parse(text);
-    const kind = kindOf(parsed);
-    const attribute = attributeName(field);
+    const { parsed, kind, names } = fieldRules(text);
     const raw = input[field] === "" ? null : input[field];
-    const fail = (rule: string, message: string) => {
-      errors[field] = [messages[`${field}.${rule}`] ?? message];
+    const fail = (rule: string, message: Message) => {
+      errors[field] = [messages[`${field}.${rule}`] ?? message(attributeName(field))];
     };
     if (raw === undefined || raw === null) {
-      if (parsed.some((rule) => rule.name === "required"))
-        fail("required", `The ${attribute} field is required.`);
-      else if (raw === null && parsed.some((rule) => rule.name === "nullable")) values[field] = null;
+      if (names.has("required")) fail("required", (a) => `The ${a} field is required.`);
+      else if (raw === null && names.has("nullable")) values[field] = null;
       // Without `nullable`, Laravel runs the rules on null too, and its type and `in` rules refuse it.
-      else if (raw === null) errors[field] = emptyRefused(parsed, kind, field, attribute, messages);
+      else if (raw === null)
+        errors[field] = emptyRefused(parsed, kind, field, attributeName(field), messages);
       continue;
     }
     const value = coerce(kind, raw);
     if (value === undefined) {
-      fail(kind, `The ${attribute} field ${TYPE_MESSAGES[kind]}.`);
+      fail(kind, (a) => `The ${a} field ${TYPE_MESSAGES[kind]}.`);
       continue;
     }
     const outside = kind === "integer" ? outOfBounds(value as number) : undefined;
     if (outside) {
       const limit = parsed.find((rule) => rule.name === outside)?.argument ?? String(INTEGER_BOUNDS[outside]);
-      fail(outside, sizeMessage(kind, outside, attribute, limit));
+      fail(outside, (a) => sizeMessage(kind, outside, a, limit));
       continue;
     }
     for (const rule of parsed) {
-      const failed = await brokenRule(db, rule, kind, value, input[`${field}_confirmation`]);
+      // Only `exists` waits on the database; the other rules answer at once.
+      const failed =
+        rule.name === "exists"
+          ? await missingRow(db, rule.argument, value, known)
+          : brokenRule(rule, kind, value, input[`${field}_confirmation`]);
       if (failed) {
-        fail(rule.name, failed(attribute));
+        fail(rule.name, failed);
         break;
       }
     }
-    if (errors[field] === undefined)
-      values[field] = parsed.some((rule) => rule.name === "date") ? storedDate(String(value)) : value;
+    if (errors[field] === undefined) values[field] = names.has("date") ? storedDate(String(value)) : value;
   }
   if (Object.keys(errors).length > 0) throw new Invalid("The given data was invalid.", errors);
   return values;
@@ -222,13 +247,32 @@ function outOfBounds(value: number): "min" | "max" | undefined {
 
 type Message = (attribute: string) => string;
 
-async function brokenRule(
+/** The message of `exists:table` when no undeleted row of the table has this id (`known` first). */
+async function missingRow(
   db: AnyKysely,
+  table: string,
+  value: unknown,
+  known: KnownRows | undefined,
+): Promise<Message | undefined> {
+  const kept = known?.row(table, "id", value);
+  const found =
+    kept !== undefined
+      ? kept
+      : await db
+          .selectFrom(table)
+          .select("id")
+          .where("id", "=", value as number)
+          .$if(!HARD_DELETED.has(table), (q) => q.where("deleted_at", "is", null))
+          .executeTakeFirst();
+  return found ? undefined : (a) => `The selected ${a} is invalid.`;
+}
+
+function brokenRule(
   rule: ParsedRule,
   kind: Kind,
   value: unknown,
   confirmation: unknown,
-): Promise<Message | undefined> {
+): Message | undefined {
   switch (rule.name) {
     case "confirmed":
       return confirmation === value ? undefined : (a) => `The ${a} field confirmation does not match.`;
@@ -251,15 +295,6 @@ async function brokenRule(
       return rule.argument.split(",").includes(String(value).toLowerCase())
         ? undefined
         : (a) => `The selected ${a} is invalid.`;
-    case "exists": {
-      const found = await db
-        .selectFrom(rule.argument)
-        .select("id")
-        .where("id", "=", value as number)
-        .$if(!HARD_DELETED.has(rule.argument), (q) => q.where("deleted_at", "is", null))
-        .executeTakeFirst();
-      return found ? undefined : (a) => `The selected ${a} is invalid.`;
-    }
     default:
       return undefined;
   }

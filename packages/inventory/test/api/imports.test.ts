@@ -365,6 +365,90 @@ forEachInventory(
       });
     });
 
+    test("two imports of the same asset tags at once: each tag is stored once, the other row refused or updated", async () => {
+      const seed = await uploaded(
+        "Asset Tag,Item Name,Model Name,Category\nRACESEED-0,Seed,Race Book,Race laptops\n",
+      );
+      assert.equal((await process(seed.id, { "import-type": "asset" })).body.status, "success");
+      const file = (prefix: string, side: string, from: number, to: number) =>
+        uploaded(
+          [
+            "Asset Tag,Item Name,Model Name,Category",
+            ...Array.from(
+              { length: to - from + 1 },
+              (_, index) => `${prefix}-${from + index},${side} ${from + index},Race Book,Race laptops`,
+            ),
+          ].join("\n"),
+        );
+      const progressOf = async (id: number) =>
+        (await api<Record<string, number>>(inventory, "GET", `/imports/${id}`)).body;
+      const stored = async (prefix: string) =>
+        (await inventory.server.app.database?.db
+          .selectFrom("assets")
+          .select(["asset_tag", "name"])
+          .where("asset_tag", "like", `${prefix}-%`)
+          .where("deleted_at", "is", null)
+          .execute()) ?? [];
+      // Rows 1-300 are A's alone, 601-900 B's alone, 301-600 both's: more than a batch each.
+      for (const update of [false, true]) {
+        const prefix = update ? "RACEU" : "RACE";
+        const [a, b] = [await file(prefix, "A", 1, 600), await file(prefix, "B", 301, 900)];
+        const body = { "import-type": "asset", "import-update": update };
+        const answers = await Promise.all([process(a.id, body), process(b.id, body)]);
+        const [doneA, doneB] = [await progressOf(a.id), await progressOf(b.id)];
+        const assets = await stored(prefix);
+        assert.equal(assets.length, 900, "every tag once");
+        assert.equal(new Set(assets.map((asset) => asset.asset_tag)).size, 900);
+        assert.equal(doneA.rows_created + doneB.rows_created, 900);
+        if (update) {
+          assert.deepEqual(
+            [doneA.rows_updated + doneB.rows_updated, doneA.rows_failed + doneB.rows_failed],
+            [300, 0],
+          );
+          continue;
+        }
+        assert.equal(doneA.rows_failed + doneB.rows_failed, 300);
+        const refused = answers.flatMap((answer) =>
+          answer.body.status === "import-errors"
+            ? Object.entries(answer.body.messages as Record<string, Record<string, string>>)
+            : [],
+        );
+        const winners = new Map(assets.map((asset) => [asset.asset_tag, asset.name]));
+        for (const [name, messages] of refused) {
+          assert.deepEqual(messages, { asset_tag: "The asset tag must be unique." });
+          const [side, n] = name.split(" ");
+          assert.ok(Number(n) > 300 && Number(n) <= 600, name);
+          assert.equal(
+            winners.get(`${prefix}-${n}`),
+            `${side === "A" ? "B" : "A"} ${n}`,
+            "the other import's row holds it",
+          );
+        }
+        assert.equal(refused.length, 300);
+      }
+    });
+
+    test("a webhook for asset.create hears of every asset an import creates, written together or alone", async () => {
+      const hook = await api<Envelope<{ id: number }>>(inventory, "POST", "/webhooks", {
+        body: { name: "import hook", url: "https://hooks.example.invalid/import", events: ["asset.create"] },
+      });
+      assert.equal(hook.body.status, "success", JSON.stringify(hook.body));
+      const deliveries = async () =>
+        (
+          await api<List<{ event: string }>>(inventory, "GET", `/webhooks/${hook.body.payload.id}/deliveries`)
+        ).body.rows.filter((delivery) => delivery.event === "asset.create").length;
+      // Two rows name records that exist (written together), one a new model (written alone).
+      const file = await uploaded(
+        "Asset Tag,Item Name,Model Name,Category\nIMP-H1,Heard one,ImpBook,Imported laptops\nIMP-H2,Heard two,ImpBook,Imported laptops\nIMP-H3,Heard three,Hook Book,Imported laptops\n",
+      );
+      assert.equal((await process(file.id, { "import-type": "asset" })).body.status, "success");
+      assert.equal(await deliveries(), 3);
+      assert.equal(
+        (await api<Envelope>(inventory, "DELETE", `/webhooks/${hook.body.payload.id}`)).status,
+        200,
+      );
+    });
+
     test("run-backup copies an SQLite database before the import", async () => {
       const file = await uploaded("Asset Tag,Model Name,Category\nIMP-50,ImpBook,Imported laptops\n");
       const done = await process(file.id, { "import-type": "asset", "run-backup": true });
