@@ -286,11 +286,38 @@ const shownAssets = new RowMemo<Record<string, unknown>>();
  * are under, the components asked for, and the time (`age` counts from now: kept a minute at most).
  */
 function shownKey(caller: Caller, options: PresentOptions): string {
+  return `${answerKey(caller, options)}|${new Date().toISOString().slice(0, 16)}`;
+}
+
+/** shownKey but the time. */
+function answerKey(caller: Caller, options: PresentOptions): string {
   const allowed = ["checkout", "checkin", "create", "delete", "edit", "audit"].map((permission) =>
     can(caller, `assets.${permission}`) ? 1 : 0,
   );
+  return `${allowed.join("")}${can(caller, ENCRYPTED_PERMISSION) ? 1 : 0}|${options.components === true}|${caller.rootUrl.href}`;
+}
+
+// One asset's answer (GET /hardware/{id}, /hardware/bytag/{tag}) is also kept serialized and
+// encoded, as the forge keeps a repository's: rendering was not all of a kept asset's cost,
+// serializing its object for every request was the larger part. Kept per row object as above,
+// one per key: a new minute replaces the answer rather than adding one.
+const assetAnswers = new RowMemo<{ minute: string; body: Buffer }>();
+
+/** One asset as its JSON answer's bytes. */
+export async function assetAnswer(
+  db: AnyKysely,
+  caller: Caller,
+  row: Row,
+  options: PresentOptions = {},
+): Promise<Buffer> {
+  const key = answerKey(caller, options);
   const minute = new Date().toISOString().slice(0, 16);
-  return `${allowed.join("")}${can(caller, ENCRYPTED_PERMISSION) ? 1 : 0}|${options.components === true}|${minute}|${caller.rootUrl.href}`;
+  const kept = assetAnswers.find([row], key);
+  if (kept?.minute === minute) return kept.body;
+  const [shown] = await presentAssets(db, caller, [row], options);
+  const body = Buffer.from(JSON.stringify(shown));
+  assetAnswers.keep([row], key, { minute, body });
+  return body;
 }
 
 /** Asset objects for a page of rows. */
