@@ -174,9 +174,21 @@ forEachDatabase("prepared queries", (database) => {
     assert.ok(Object.isFrozen(kept) && Object.isFrozen(kept[0]));
     assert.equal((await keptRows(db, colours("saw"))) === kept, handle.dialect === "sqlite");
     assert.notEqual(await keptRows(db, colours("hammer")), kept, "other parameters are another query");
-    const counted = await keptCount(db, db.selectFrom("tool").selectAll());
+    const all = () => db.selectFrom("tool").selectAll();
+    const counted = await keptCount(db, all());
+    assert.equal(await keptCount(db, all()), counted, "asked again, unchanged");
     await db.insertInto("tool").values({ name: "plane", colour: "brown" }).execute();
-    assert.equal(await keptCount(db, db.selectFrom("tool").selectAll()), counted + 1);
+    assert.equal(await keptCount(db, all()), counted + 1);
+    await other.db.insertInto("tool").values({ name: "file", colour: null }).execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await keptCount(db, all()), counted + 2, "another connection's commit counts");
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("tool").where("name", "=", "file").execute();
+      const inside = trx as Kysely<Tables>;
+      assert.equal(await keptCount(inside, inside.selectFrom("tool").selectAll()), counted + 1);
+      assert.equal(await keptCount(other.db, other.db.selectFrom("tool").selectAll()), counted + 2);
+    });
+    assert.equal(await keptCount(db, all()), counted + 1, "a committed transaction counts");
     await other.db.updateTable("tool").set({ colour: "violet" }).where("name", "=", "saw").execute();
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(await keptRows(db, colours("saw")), [{ colour: "violet" }]);
