@@ -1,5 +1,5 @@
 import { type AnyKysely, keptRows, RowMemo } from "@anvil/core";
-import { namesOf, type Row } from "../repositories/records.ts";
+import { namesOfEach, type Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { customFieldsOf, ENCRYPTED_PERMISSION } from "../services/custom-values.ts";
 import { imageUrl } from "../services/images.ts";
@@ -74,7 +74,7 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
     ]),
   ]);
   const modelRows = [...models.values()];
-  const lookups: Record<string, [string, unknown[]]> = {
+  const names = await namesOfEach(db, {
     category: ["categories", modelRows.map((model) => model.category_id)],
     manufacturer: ["manufacturers", modelRows.map((model) => model.manufacturer_id)],
     supplier: ["suppliers", ids(rows, "supplier_id")],
@@ -83,13 +83,7 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
     created_by: ["users", ids(rows, "created_by")],
     holder_location: ["locations", holderIds(rows, "location")],
     holder_asset: ["assets", holderIds(rows, "asset")],
-  };
-  const names: Record<string, ReadonlyMap<number, string>> = {};
-  await Promise.all(
-    Object.entries(lookups).map(async ([key, [table, wanted]]) => {
-      names[key] = await namesOf(db, table, wanted);
-    }),
-  );
+  });
   return { models, labels, users, names };
 }
 
