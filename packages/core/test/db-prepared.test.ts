@@ -14,11 +14,11 @@ import {
   prepared,
   RowMemo,
 } from "../src/db/index.ts";
-import { sideTable } from "../src/db/read-batch.ts";
+import { sideColumn, sideTable } from "../src/db/read-batch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
 interface Tables {
-  tool: { id: Generated<number>; name: string; colour: string | null };
+  tool: { id: Generated<number>; name: string; colour: string | null; used_at: string | null };
   tool_log: { id: Generated<number>; line: string };
 }
 
@@ -37,7 +37,10 @@ forEachDatabase("prepared queries", (database) => {
     await addIdColumn(db.schema.createTable("tool"), handle.dialect)
       .addColumn("name", "text", (c) => c.notNull().unique())
       .addColumn("colour", "text")
+      .addColumn("used_at", "text")
       .execute();
+    // A column kept reads may show out of date, as a token's last use.
+    sideColumn("tool", "used_at");
     // A table no kept read depends on, as an outbox is.
     sideTable("tool_log");
     await addIdColumn(db.schema.createTable("tool_log"), handle.dialect)
@@ -166,6 +169,20 @@ forEachDatabase("prepared queries", (database) => {
     assert.notEqual(await toolByName(db, "hammer"), kept);
     await db.updateTable("tool").set({ colour: "grey" }).where("name", "=", "hammer").execute();
     assert.equal(await colourOf(db, "hammer"), "grey");
+  });
+
+  test("an update of side columns alone keeps kept results; with any other column it ends them", async () => {
+    const kept = await toolByName(db, "hammer");
+    await db.updateTable("tool").set({ used_at: "now" }).where("name", "=", "hammer").execute();
+    assert.equal((await toolByName(db, "hammer")) === kept, handle.dialect === "sqlite");
+    const used = await db.selectFrom("tool").select("used_at").where("name", "=", "hammer").execute();
+    assert.deepEqual(used, [{ used_at: "now" }], "the write itself is done and seen by other reads");
+    await db
+      .updateTable("tool")
+      .set({ used_at: "later", colour: "orange" })
+      .where("name", "=", "hammer")
+      .execute();
+    assert.equal(await colourOf(db, "hammer"), "orange");
   });
 
   test("keptRows and keptCount answer a built query as prepared() does: kept on SQLite until any write, or another connection's commit", async () => {

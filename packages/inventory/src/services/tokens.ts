@@ -116,7 +116,10 @@ export async function authenticate(
   }));
   const now = Date.now();
   if (kept.expiresAt <= now) return undefined;
-  if (now - kept.lastUsedAt > LAST_USED_RESOLUTION_MS)
+  if (now - kept.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+    // The kept token row may still show the use before (repositories/tokens.ts): this one counts.
+    kept.lastUsedAt = now;
     await touchToken(database.db, token.id, storedNow(database.dialect));
+  }
   return kept.caller;
 }
