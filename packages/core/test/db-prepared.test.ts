@@ -14,11 +14,11 @@ import {
   prepared,
   RowMemo,
 } from "../src/db/index.ts";
-import { sideTable } from "../src/db/read-batch.ts";
+import { sideColumn, sideTable } from "../src/db/read-batch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
 interface Tables {
-  tool: { id: Generated<number>; name: string; colour: string | null };
+  tool: { id: Generated<number>; name: string; colour: string | null; used_at: string | null };
   tool_log: { id: Generated<number>; line: string };
 }
 
@@ -37,7 +37,10 @@ forEachDatabase("prepared queries", (database) => {
     await addIdColumn(db.schema.createTable("tool"), handle.dialect)
       .addColumn("name", "text", (c) => c.notNull().unique())
       .addColumn("colour", "text")
+      .addColumn("used_at", "text")
       .execute();
+    // A column kept reads may show out of date, as a token's last use.
+    sideColumn("tool", "used_at");
     // A table no kept read depends on, as an outbox is.
     sideTable("tool_log");
     await addIdColumn(db.schema.createTable("tool_log"), handle.dialect)
@@ -168,15 +171,41 @@ forEachDatabase("prepared queries", (database) => {
     assert.equal(await colourOf(db, "hammer"), "grey");
   });
 
+  test("an update of side columns alone keeps kept results; with any other column it ends them", async () => {
+    const kept = await toolByName(db, "hammer");
+    await db.updateTable("tool").set({ used_at: "now" }).where("name", "=", "hammer").execute();
+    assert.equal((await toolByName(db, "hammer")) === kept, handle.dialect === "sqlite");
+    const used = await db.selectFrom("tool").select("used_at").where("name", "=", "hammer").execute();
+    assert.deepEqual(used, [{ used_at: "now" }], "the write itself is done and seen by other reads");
+    await db
+      .updateTable("tool")
+      .set({ used_at: "later", colour: "orange" })
+      .where("name", "=", "hammer")
+      .execute();
+    assert.equal(await colourOf(db, "hammer"), "orange");
+  });
+
   test("keptRows and keptCount answer a built query as prepared() does: kept on SQLite until any write, or another connection's commit", async () => {
     const colours = (name: string) => db.selectFrom("tool").select("colour").where("name", "=", name);
     const kept = await keptRows(db, colours("saw"));
     assert.ok(Object.isFrozen(kept) && Object.isFrozen(kept[0]));
     assert.equal((await keptRows(db, colours("saw"))) === kept, handle.dialect === "sqlite");
     assert.notEqual(await keptRows(db, colours("hammer")), kept, "other parameters are another query");
-    const counted = await keptCount(db, db.selectFrom("tool").selectAll());
+    const all = () => db.selectFrom("tool").selectAll();
+    const counted = await keptCount(db, all());
+    assert.equal(await keptCount(db, all()), counted, "asked again, unchanged");
     await db.insertInto("tool").values({ name: "plane", colour: "brown" }).execute();
-    assert.equal(await keptCount(db, db.selectFrom("tool").selectAll()), counted + 1);
+    assert.equal(await keptCount(db, all()), counted + 1);
+    await other.db.insertInto("tool").values({ name: "file", colour: null }).execute();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await keptCount(db, all()), counted + 2, "another connection's commit counts");
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("tool").where("name", "=", "file").execute();
+      const inside = trx as Kysely<Tables>;
+      assert.equal(await keptCount(inside, inside.selectFrom("tool").selectAll()), counted + 1);
+      assert.equal(await keptCount(other.db, other.db.selectFrom("tool").selectAll()), counted + 2);
+    });
+    assert.equal(await keptCount(db, all()), counted + 1, "a committed transaction counts");
     await other.db.updateTable("tool").set({ colour: "violet" }).where("name", "=", "saw").execute();
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(await keptRows(db, colours("saw")), [{ colour: "violet" }]);

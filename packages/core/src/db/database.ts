@@ -16,7 +16,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
-import { registerDirectSqlite } from "./prepared.ts";
+import { registerDirectSqlite, registerPostgresRoot } from "./prepared.ts";
 import { ReadBatch } from "./read-batch.ts";
 import { createStatementCache } from "./statement-cache.ts";
 
@@ -169,6 +169,7 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
   pool.on("connect", (client) => open.add(client));
   pool.on("remove", (client) => open.delete(client));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  registerPostgresRoot(db);
   const close = async ({ interrupt = false } = {}) => {
     const ended = db.destroy();
     if (!interrupt) return ended;

@@ -92,8 +92,36 @@ export function sideTable(name: string): void {
 // Kysely quotes every table it names after these words; our own SQL, not request data.
 const TABLE_NAMED = /\b(?:from|into|update|join)\s+"([^"]+)"/gi;
 
-/** Whether this SQL writes to side tables only, and names no other table. */
+// Columns whose value a kept result may show out of date, because whoever reads them from a kept
+// row knows better (a token's last use: its reader keeps its own time of the touch it made). An
+// update of these alone would otherwise end every kept answer once a minute per token in use.
+const sideColumns = new Map<string, ReadonlySet<string>>();
+
+/** Declares columns of a table whose updates alone need not end kept results (see writeAside). */
+export function sideColumn(table: string, column: string): void {
+  sideColumns.set(table, new Set([...(sideColumns.get(table) ?? []), column]));
+}
+
+// How kysely writes `update "t" set "a" = ?, "b" = ? where …`.
+const UPDATE_OF = /^update "([^"]+)" set (.+?) where /i;
+const SET_COLUMN = /"([^"]+)" = \?(?:, |$)/gy;
+
+/** Whether this SQL updates side columns of one table only (nothing else it sets, no join). */
+function updatesOnlySideColumns(sql: string): boolean {
+  const update = UPDATE_OF.exec(sql);
+  const columns = update && sideColumns.get(update[1]);
+  if (!update || !columns || /\b(?:from|join)\b/i.test(sql)) return false;
+  let end = 0;
+  for (const set of update[2].matchAll(SET_COLUMN)) {
+    if (!columns.has(set[1])) return false;
+    end = (set.index ?? 0) + set[0].length;
+  }
+  return end > 0 && end === update[2].length;
+}
+
+/** Whether this SQL writes to side tables only, and names no other table; or side columns only. */
 export function touchesOnlySideTables(sql: string): boolean {
+  if (updatesOnlySideColumns(sql)) return true;
   let named = false;
   for (const match of sql.matchAll(TABLE_NAMED)) {
     if (!sideTables.has(match[1])) return false;

@@ -1,5 +1,5 @@
 import { type AnyKysely, keptRows, RowMemo } from "@anvil/core";
-import { namesOf, type Row } from "../repositories/records.ts";
+import { namesOfEach, type Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { customFieldsOf, ENCRYPTED_PERMISSION } from "../services/custom-values.ts";
 import { imageUrl } from "../services/images.ts";
@@ -74,7 +74,7 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
     ]),
   ]);
   const modelRows = [...models.values()];
-  const lookups: Record<string, [string, unknown[]]> = {
+  const names = await namesOfEach(db, {
     category: ["categories", modelRows.map((model) => model.category_id)],
     manufacturer: ["manufacturers", modelRows.map((model) => model.manufacturer_id)],
     supplier: ["suppliers", ids(rows, "supplier_id")],
@@ -83,13 +83,7 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
     created_by: ["users", ids(rows, "created_by")],
     holder_location: ["locations", holderIds(rows, "location")],
     holder_asset: ["assets", holderIds(rows, "asset")],
-  };
-  const names: Record<string, ReadonlyMap<number, string>> = {};
-  await Promise.all(
-    Object.entries(lookups).map(async ([key, [table, wanted]]) => {
-      names[key] = await namesOf(db, table, wanted);
-    }),
-  );
+  });
   return { models, labels, users, names };
 }
 
@@ -286,11 +280,38 @@ const shownAssets = new RowMemo<Record<string, unknown>>();
  * are under, the components asked for, and the time (`age` counts from now: kept a minute at most).
  */
 function shownKey(caller: Caller, options: PresentOptions): string {
+  return `${answerKey(caller, options)}|${new Date().toISOString().slice(0, 16)}`;
+}
+
+/** shownKey but the time. */
+function answerKey(caller: Caller, options: PresentOptions): string {
   const allowed = ["checkout", "checkin", "create", "delete", "edit", "audit"].map((permission) =>
     can(caller, `assets.${permission}`) ? 1 : 0,
   );
+  return `${allowed.join("")}${can(caller, ENCRYPTED_PERMISSION) ? 1 : 0}|${options.components === true}|${caller.rootUrl.href}`;
+}
+
+// One asset's answer (GET /hardware/{id}, /hardware/bytag/{tag}) is also kept serialized and
+// encoded, as the forge keeps a repository's: rendering was not all of a kept asset's cost,
+// serializing its object for every request was the larger part. Kept per row object as above,
+// one per key: a new minute replaces the answer rather than adding one.
+const assetAnswers = new RowMemo<{ minute: string; body: Buffer }>();
+
+/** One asset as its JSON answer's bytes. */
+export async function assetAnswer(
+  db: AnyKysely,
+  caller: Caller,
+  row: Row,
+  options: PresentOptions = {},
+): Promise<Buffer> {
+  const key = answerKey(caller, options);
   const minute = new Date().toISOString().slice(0, 16);
-  return `${allowed.join("")}${can(caller, ENCRYPTED_PERMISSION) ? 1 : 0}|${options.components === true}|${minute}|${caller.rootUrl.href}`;
+  const kept = assetAnswers.find([row], key);
+  if (kept?.minute === minute) return kept.body;
+  const [shown] = await presentAssets(db, caller, [row], options);
+  const body = Buffer.from(JSON.stringify(shown));
+  assetAnswers.keep([row], key, { minute, body });
+  return body;
 }
 
 /** Asset objects for a page of rows. */

@@ -190,16 +190,43 @@ export async function namesOf(
   table: string,
   ids: readonly unknown[],
 ): Promise<Map<number, string>> {
-  const wanted = [...new Set(ids.filter((id) => id !== null && id !== undefined).map(Number))];
-  if (wanted.length === 0) return new Map();
-  const name =
-    table === "users"
-      ? sql<string>`trim(first_name || ' ' || coalesce(last_name, ''))`.as("name")
-      : table === "assets"
-        ? sql<string>`coalesce(nullif(name, ''), asset_tag)`.as("name")
-        : sql<string>`name`.as("name");
-  const rows = await keptRows(db, db.selectFrom(table).select(["id", name]).where("id", "in", wanted));
-  return new Map(rows.map((row) => [Number(row.id), String(row.name)]));
+  return (await namesOfEach(db, { names: [table, ids] })).names;
+}
+
+/**
+ * namesOf for several lookups (key → table and ids) in one query, a union of one select a
+ * lookup: a page's related names cost one round trip on PostgreSQL, not one a table.
+ */
+export async function namesOfEach<Key extends string>(
+  db: AnyKysely,
+  lookups: Readonly<Record<Key, readonly [string, readonly unknown[]]>>,
+): Promise<Record<Key, Map<number, string>>> {
+  const found = Object.fromEntries(
+    Object.keys(lookups).map((key) => [key, new Map<number, string>()]),
+  ) as Record<Key, Map<number, string>>;
+  const selects = (Object.entries(lookups) as [Key, readonly [string, readonly unknown[]]][]).flatMap(
+    ([key, [table, ids]]) => {
+      const wanted = [...new Set(ids.filter((id) => id !== null && id !== undefined).map(Number))];
+      if (wanted.length === 0) return [];
+      const name =
+        table === "users"
+          ? sql<string>`trim(first_name || ' ' || coalesce(last_name, ''))`
+          : table === "assets"
+            ? sql<string>`coalesce(nullif(name, ''), asset_tag)`
+            : sql<string>`name`;
+      // The key is one of the caller's own words, never request data.
+      return [
+        db
+          .selectFrom(table)
+          .select([sql.lit(key).as("lookup"), "id", name.as("name")])
+          .where("id", "in", wanted),
+      ];
+    },
+  );
+  if (selects.length === 0) return found;
+  const union = selects.slice(1).reduce((all, select) => all.unionAll(select), selects[0]);
+  for (const row of await keptRows(db, union)) found[row.lookup as Key].set(Number(row.id), String(row.name));
+  return found;
 }
 
 /** `{id -> serial}` of the rows of `table` with these ids, deleted or not. */

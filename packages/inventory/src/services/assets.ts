@@ -15,6 +15,7 @@ import {
 } from "@anvil/core";
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import { presentAssets } from "../convert/asset.ts";
+import { assetById, assetsWithValue } from "../repositories/asset-lookups.ts";
 import { ASSET_SEARCH } from "../repositories/asset-search.ts";
 import { type AnyExpressionBuilder, type AnySelect, listRecords, type Row } from "../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, holderType, RESTORE_MESSAGES, toDay } from "../resources/assets.ts";
@@ -443,9 +444,7 @@ export async function findAsset(
   caller: Caller,
   message = ASSET_NOT_FOUND,
 ): Promise<Row> {
-  const [row] = Number.isSafeInteger(id)
-    ? ((await keptRows(db, db.selectFrom("assets").selectAll().where("id", "=", id))) as Row[])
-    : [];
+  const row = Number.isSafeInteger(id) ? await assetById(db, id) : undefined;
   if (!row || !visibleTo(caller, "assets", row)) throw new NotFound(message);
   return row;
 }
@@ -461,6 +460,10 @@ export async function assetsWhere(
   withDeleted: boolean,
   caller: Caller,
 ): Promise<Row[]> {
+  if (typeof value === "string" && column !== "id")
+    return (await assetsWithValue(db, column, value, withDeleted)).filter((row) =>
+      visibleTo(caller, "assets", row),
+    );
   const select = db
     .selectFrom("assets")
     .selectAll()

@@ -1,4 +1,4 @@
-import { Forbidden, generateTokenSecret, hashToken, readBool, readTime } from "@anvil/core";
+import { Forbidden, generateTokenSecret, hashToken, RowMemo, readBool, readTime } from "@anvil/core";
 import {
   deleteToken,
   findTokenOwner,
@@ -77,6 +77,19 @@ export function revokeToken(database: InventoryDatabase, user: UserRow, id: numb
   return Number.isSafeInteger(id) ? deleteToken(database.db, user.id, id) : Promise.resolve(false);
 }
 
+/** What a token row and its user's rows make of every request the token sends. */
+interface TokenCaller {
+  caller: Caller;
+  expiresAt: number;
+  lastUsedAt: number;
+}
+
+// Kept while the token's, its user's and their groups' rows are the ones the database hands out
+// (core's RowMemo: on SQLite until any write, by this process or another, so a revoked token or a
+// changed permission counts from the next request on; on PostgreSQL nothing is found again), so
+// a request does not parse the permissions and times again.
+const tokenCallers = new RowMemo<TokenCaller>();
+
 /** The caller a Bearer secret stands for; undefined for an unknown, expired or orphaned token. */
 export async function authenticate(
   database: InventoryDatabase,
@@ -87,17 +100,26 @@ export async function authenticate(
   const found = await findTokenOwner(database.db, hashToken(secret));
   if (!found) return undefined;
   const { token, user } = found;
-  const now = Date.now();
-  if (readTime(token.expires_at).getTime() <= now) return undefined;
-  if (token.last_used_at === null || now - readTime(token.last_used_at).getTime() > LAST_USED_RESOLUTION_MS)
-    await touchToken(database.db, token.id, storedNow(database.dialect));
   const groups = await groupPermissionsOf(database.db, user.id);
-  return {
-    user,
-    own: parsePermissions(user.permissions),
-    groups: groups.map((group) => parsePermissions(group.permissions)),
-    readOnly: readBool(token.read_only),
-    scopes: storedScopes(token.scopes),
-    rootUrl,
-  };
+  const kept = tokenCallers.get([token, user, groups], rootUrl.href, () => ({
+    caller: Object.freeze({
+      user,
+      own: parsePermissions(user.permissions),
+      groups: groups.map((group) => parsePermissions(group.permissions)),
+      readOnly: readBool(token.read_only),
+      scopes: storedScopes(token.scopes),
+      rootUrl,
+    }),
+    expiresAt: readTime(token.expires_at).getTime(),
+    lastUsedAt:
+      token.last_used_at === null ? Number.NEGATIVE_INFINITY : readTime(token.last_used_at).getTime(),
+  }));
+  const now = Date.now();
+  if (kept.expiresAt <= now) return undefined;
+  if (now - kept.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+    // The kept token row may still show the use before (repositories/tokens.ts): this one counts.
+    kept.lastUsedAt = now;
+    await touchToken(database.db, token.id, storedNow(database.dialect));
+  }
+  return kept.caller;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { assetFixture, createAsset } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
 
 const UNAUTHENTICATED = { error: "Unauthorized or unauthenticated." };
@@ -62,12 +63,14 @@ forEachInventory("inventory API: tokens, tiers and permissions", (inventory) => 
     });
     assert.equal(me.body.username, "admin");
 
-    const list = await api<Array<{ id: number; name: string }>>(
+    const list = await api<Array<{ id: number; name: string; last_used_at: unknown }>>(
       inventory,
       "GET",
       "/account/personal-access-tokens",
     );
-    assert.ok(list.body.some((token) => token.id === created.body.payload.id && token.name === "script"));
+    const listed = list.body.find((token) => token.id === created.body.payload.id);
+    assert.equal(listed?.name, "script");
+    assert.notEqual(listed?.last_used_at, null, "its use is recorded, though kept reads may not show it");
     assert.ok(
       !JSON.stringify(list.body).includes(created.body.payload.token),
       "the secret is never shown again",
@@ -102,6 +105,22 @@ forEachInventory("inventory API: tokens, tiers and permissions", (inventory) => 
       },
     );
     assert.deepEqual(missingName.body.messages, { name: ["The name field is required."] });
+  });
+
+  test("a token's caller and the asset it reads are kept only while unchanged: a change counts at the next request", async () => {
+    const viewer = await userWithToken(inventory, "kept-viewer", { "assets.view": "1" });
+    const id = await createAsset(inventory, await assetFixture(inventory, "kept"), "KEPT-1", {
+      name: "before",
+    });
+    const read = () => api<{ name: string }>(inventory, "GET", `/hardware/${id}`, { token: viewer.token });
+    assert.equal((await read()).body.name, "before");
+    assert.equal((await read()).body.name, "before", "asked again, unchanged");
+    await api(inventory, "PATCH", `/hardware/${id}`, { body: { name: "after" } });
+    assert.equal((await read()).body.name, "after");
+    await api(inventory, "PATCH", `/users/${viewer.id}`, { body: { permissions: { "assets.view": "0" } } });
+    const refused = await read();
+    assert.equal(refused.status, 403);
+    assert.deepEqual(refused.body, UNAUTHORIZED);
   });
 
   test("a read-only token reads but every write is 403 in the envelope", async () => {

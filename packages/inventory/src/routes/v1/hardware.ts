@@ -1,7 +1,7 @@
 import { type AnyKysely, Invalid, NotFound } from "@anvil/core";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { presentAssets } from "../../convert/asset.ts";
+import { assetAnswer, presentAssets } from "../../convert/asset.ts";
 import type { Row } from "../../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
 import { assetHistory } from "../../services/activity-report.ts";
@@ -206,8 +206,8 @@ export function registerHardware(context: ApiContext): void {
   const shown = (request: FastifyRequest) => ({
     components: withComponents(request.query as Record<string, unknown>),
   });
-  const show = async (request: FastifyRequest, caller: Caller, row: Row) =>
-    (await presentAssets(db(), caller, [row], shown(request)))[0];
+  const show = async (request: FastifyRequest, reply: FastifyReply, caller: Caller, row: Row) =>
+    reply.type("application/json; charset=utf-8").send(await assetAnswer(db(), caller, row, shown(request)));
   const list = async (request: FastifyRequest, caller: Caller, rows: Row[]) => ({
     total: rows.length,
     rows: await presentAssets(db(), caller, rows, shown(request)),
@@ -235,18 +235,20 @@ export function registerHardware(context: ApiContext): void {
       );
     }
 
-  app.get("/hardware/:id", { schema: { tags, params: IdParams } }, async (request) => {
+  app.get("/hardware/:id", { schema: { tags, params: IdParams } }, async (request, reply) => {
     const caller = authorized(request, "assets.view");
-    return show(request, caller, await findAsset(db(), idParam(request), caller));
+    return show(request, reply, caller, await findAsset(db(), idParam(request), caller));
   });
 
-  app.get("/hardware/bytag/*", { schema: { tags } }, async (request) => {
+  app.get("/hardware/bytag/*", { schema: { tags } }, async (request, reply) => {
     const caller = authorized(request, "assets.view");
     const tag = (request.params as Record<string, string>)["*"];
     const withDeleted = (request.query as Record<string, unknown>).deleted === "true";
     const rows = await assetsWhere(db(), "asset_tag", tag, withDeleted, caller);
     if (rows.length === 0) throw new NotFound(ASSET_NOT_FOUND);
-    return withDeleted || rows.length > 1 ? list(request, caller, rows) : show(request, caller, rows[0]);
+    return withDeleted || rows.length > 1
+      ? list(request, caller, rows)
+      : show(request, reply, caller, rows[0]);
   });
 
   app.get("/hardware/byserial/*", { schema: { tags } }, async (request) => {
