@@ -28,17 +28,6 @@ export async function assetRow(trx: AnyKysely, id: number): Promise<Row> {
   return (await trx.selectFrom("assets").selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
 }
 
-export async function statusLabelRow(trx: AnyKysely, id: number): Promise<Row | undefined> {
-  return (await trx.selectFrom("status_labels").selectAll().where("id", "=", id).executeTakeFirst()) as
-    | Row
-    | undefined;
-}
-
-/** Whether the table has a row of this id (deleted or not). */
-export async function rowExists(trx: AnyKysely, table: string, id: number): Promise<boolean> {
-  return (await trx.selectFrom(table).select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
-}
-
 /**
  * The undeleted holder row a check-out names, narrowed by `scope` (the caller's company) before
  * it is read.

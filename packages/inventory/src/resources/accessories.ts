@@ -1,6 +1,6 @@
 import { Conflict } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
-import type { Executor } from "../services/database.ts";
+import { unitsCheckedOut } from "../repositories/stock-checkouts.ts";
 import { imageUrl } from "../services/images.ts";
 import { can } from "../services/permissions.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
@@ -20,15 +20,6 @@ import {
 
 export const ACCESSORY_IN_USE =
   "This accessory cannot be deleted yet because some items are still checked out.";
-
-async function checkedOut(trx: Executor, id: number): Promise<number> {
-  const row = await trx
-    .selectFrom("accessories_checkout")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("accessory_id", "=", id)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
 
 /** Accessories (spec §16): each checked-out unit is one accessories_checkout row. */
 export const accessories: ResourceDefinition = {
@@ -62,13 +53,13 @@ export const accessories: ResourceDefinition = {
     await requireCategoryType("accessory")(context, values);
     if (before && values.qty !== undefined) {
       await lockItem(context.trx, context.database.dialect, "accessories", before.id);
-      keepQuantityAbove(await checkedOut(context.trx, before.id), values.qty);
+      keepQuantityAbove(await unitsCheckedOut(context.trx, "accessory", before.id), values.qty);
     }
     return {};
   },
   checkDelete: async (context, row) => {
     await lockItem(context.trx, context.database.dialect, "accessories", row.id);
-    if ((await checkedOut(context.trx, row.id)) > 0) throw new Conflict(ACCESSORY_IN_USE);
+    if ((await unitsCheckedOut(context.trx, "accessory", row.id)) > 0) throw new Conflict(ACCESSORY_IN_USE);
   },
   present: (row, context) => {
     const checkouts = context.counts.checkouts_count ?? 0;

@@ -1,5 +1,6 @@
 import { Conflict } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
+import { unitsCheckedOut } from "../repositories/stock-checkouts.ts";
 import type { Executor } from "../services/database.ts";
 import { imageUrl } from "../services/images.ts";
 import { can } from "../services/permissions.ts";
@@ -18,16 +19,6 @@ import {
 } from "./stock.ts";
 
 const IN_USE = "Some components of this type are still checked out. Please check them in and try again.";
-
-/** How many units of a component are installed in assets. */
-export async function componentsInstalled(db: Executor, id: number): Promise<number> {
-  const row = await db
-    .selectFrom("components_assets")
-    .select((eb) => eb.fn.sum<number | string | null>("assigned_qty").as("held"))
-    .where("component_id", "=", id)
-    .executeTakeFirst();
-  return Number(row?.held ?? 0);
-}
 
 /** Components (spec §15): installed into assets by quantity, one components_assets row per check-out. */
 export const components: ResourceDefinition = {
@@ -60,16 +51,16 @@ export const components: ResourceDefinition = {
   prepare: async (context, values, before) => {
     if (before && values.qty !== undefined) {
       await lockItem(context.trx, context.database.dialect, "components", before.id);
-      keepQuantityAbove(await componentsInstalled(context.trx, before.id), values.qty);
+      keepQuantityAbove(await unitsCheckedOut(context.trx, "component", before.id), values.qty);
     }
     return {};
   },
   checkDelete: async (context, row) => {
     await lockItem(context.trx, context.database.dialect, "components", row.id);
-    if ((await componentsInstalled(context.trx, row.id)) > 0) throw new Conflict(IN_USE);
+    if ((await unitsCheckedOut(context.trx, "component", row.id)) > 0) throw new Conflict(IN_USE);
   },
   present: async (row, context) => {
-    const installed = await componentsInstalled(context.db as Executor, row.id);
+    const installed = await unitsCheckedOut(context.db as Executor, "component", row.id);
     const remaining = Number(row.qty) - installed;
     const may = actions(context, "components");
     const { location, category, supplier, manufacturer, company } = stockRelations(row, context);

@@ -5,15 +5,12 @@ import {
   assetRow,
   claimAssetCheckin,
   claimAssetCheckout,
-  holderRow,
   lockAsset,
   modelNameAndNumber,
-  rowExists,
-  statusLabelRow,
 } from "../repositories/asset-checkouts.ts";
-import type { Row } from "../repositories/records.ts";
-import { inCallersCompany } from "./companies.ts";
+import { findRecord, type Row } from "../repositories/records.ts";
 import { storedNow } from "./database.ts";
+import { findHolder } from "./holders.ts";
 import { recordAction } from "./notifications.ts";
 import type { WriteContext } from "./resource.ts";
 import { releaseAssetSeats } from "./seats.ts";
@@ -26,7 +23,8 @@ import { releaseAssetSeats } from "./seats.ts";
 export const NOT_AVAILABLE = "That asset is not available for checkout!";
 export const ALREADY_CHECKED_IN = "That asset is already checked in.";
 
-const TARGET_TABLES: Record<HolderType, string> = { user: "users", location: "locations", asset: "assets" };
+/** A row by its id alone, deleted or not. */
+const ANY_ROW = { softDeletes: false, trashed: "with" } as const;
 
 export interface CheckoutOptions {
   note?: string | null;
@@ -63,8 +61,7 @@ async function targetOf(
   id: number,
 ): Promise<Row | undefined> {
   if (type === "asset" && id === asset.id) return undefined;
-  const table = TARGET_TABLES[type];
-  return holderRow(context.trx, table, id, (select) => inCallersCompany(select, context.caller, table));
+  return findHolder(context.trx, context.caller, type, id);
 }
 
 /** Checks `asset` out to the target inside the caller's transaction; throws Refused when it may not. */
@@ -76,7 +73,7 @@ export async function checkoutWithin(
 ): Promise<Row> {
   const { trx } = context;
   const tag = asset.asset_tag as string;
-  if (!availableForCheckout(asset, await statusLabelRow(trx, Number(asset.status_id))))
+  if (!availableForCheckout(asset, await findRecord(trx, "status_labels", Number(asset.status_id), ANY_ROW)))
     throw new Refused(NOT_AVAILABLE, { asset: tag });
   const holder = await targetOf(context, asset, target.type, target.id);
   if (!holder)
@@ -121,7 +118,7 @@ export async function checkinPayload(trx: AnyKysely, asset: Row) {
 }
 
 async function existing(trx: AnyKysely, table: string, id: number | undefined): Promise<boolean> {
-  return id !== undefined && (await rowExists(trx, table, id));
+  return id !== undefined && (await findRecord(trx, table, id, ANY_ROW)) !== undefined;
 }
 
 /** Checks `asset` in inside the caller's transaction; throws Refused when it is not checked out. */

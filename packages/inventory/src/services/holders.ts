@@ -1,5 +1,7 @@
 import type { AnyKysely } from "@anvil/core";
 import { escaped } from "../convert/format.ts";
+import { holderRow } from "../repositories/asset-checkouts.ts";
+import type { Row } from "../repositories/records.ts";
 import { inCallersCompany } from "./companies.ts";
 import type { Executor } from "./database.ts";
 import type { Caller } from "./permissions.ts";
@@ -18,23 +20,28 @@ export interface Holder {
 const TABLES = { user: "users", location: "locations", asset: "assets" } as const;
 
 /**
- * Whether an undeleted holder of this type has this id that the caller may see: under full
- * multiple companies support, nothing is checked out to another company's user or asset.
+ * The undeleted holder of this type and id, if the caller may see it: under full multiple
+ * companies support, nothing is checked out to another company's user or asset.
  */
+export async function findHolder(
+  db: Executor,
+  caller: Caller,
+  type: HolderType,
+  id: number,
+): Promise<Row | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined;
+  const table = TABLES[type];
+  return holderRow(db as AnyKysely, table, id, (select) => inCallersCompany(select, caller, table));
+}
+
+/** Whether findHolder finds the holder. */
 export async function holderExists(
   db: Executor,
   caller: Caller,
   type: HolderType,
   id: number,
 ): Promise<boolean> {
-  if (!Number.isSafeInteger(id)) return false;
-  const table = TABLES[type];
-  const select = (db as AnyKysely)
-    .selectFrom(table)
-    .select(`${table}.id`)
-    .where(`${table}.id`, "=", id)
-    .where(`${table}.deleted_at`, "is", null);
-  return (await inCallersCompany(select, caller, table).executeTakeFirst()) !== undefined;
+  return (await findHolder(db, caller, type, id)) !== undefined;
 }
 
 /** Users by id, for the compact objects of check-out rows. */
