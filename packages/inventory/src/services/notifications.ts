@@ -10,7 +10,7 @@ import { WEB_PAGES } from "../convert/format.ts";
 import { notifiedAsset, notifiedItem, notifiedUser } from "../repositories/notified-rows.ts";
 import { readSettings } from "../repositories/settings.ts";
 import { activeWebhooks, type WebhookRow } from "../repositories/webhooks.ts";
-import { type ActionEntry, ITEM_TABLES, logAction } from "./activity.ts";
+import { type ActionEntry, ITEM_TABLES, logAction, logActions } from "./activity.ts";
 import {
   CHAT_KINDS,
   type ChatFacts,
@@ -184,7 +184,7 @@ async function receivers(trx: AnyKysely, name: string) {
 }
 
 /** Whether anyone hears an event, so that many writes ask once rather than once each. */
-export async function hasReceivers(trx: AnyKysely, name: string): Promise<boolean> {
+async function hasReceivers(trx: AnyKysely, name: string): Promise<boolean> {
   if (!KNOWN_EVENTS.has(name)) return false;
   const { chat, webhooks } = await receivers(trx, name);
   return chat !== undefined || webhooks.length > 0;
@@ -291,4 +291,25 @@ export async function recordAction(context: WriteContext, action: RecordedAction
     quantity,
     changes: action.actionType === "update" ? action.meta : undefined,
   });
+}
+
+/**
+ * Many changes of one kind (an import batch's creates), recorded as recordAction records each:
+ * when nobody hears of them, which is asked once, their entries go in with one statement.
+ */
+export async function recordActions(
+  context: WriteContext,
+  event: string,
+  actions: readonly RecordedAction[],
+): Promise<void> {
+  if (await hasReceivers(context.trx, event)) {
+    for (const action of actions) await recordAction(context, action);
+    return;
+  }
+  const by = { createdBy: context.caller.user.id, origin: context.origin };
+  await logActions(
+    context.trx,
+    context.database.dialect,
+    actions.map(({ quantity: _, ...entry }) => ({ ...entry, ...by })),
+  );
 }

@@ -20,13 +20,13 @@ import {
   type Trashed,
   updateRecord,
 } from "../repositories/records.ts";
-import { changedFields, logAction, logActions, type RequestOrigin } from "./activity.ts";
+import { changedFields, logAction, type RequestOrigin } from "./activity.ts";
 import { companyScope, companyToStore, inCallersCompany, visibleTo } from "./companies.ts";
 import { countExpression, countsFor } from "./counts.ts";
 import { type InventoryDatabase, storedNow } from "./database.ts";
 import type { KnownRows } from "./known-rows.ts";
 import { listParams } from "./listing.ts";
-import { hasReceivers, recordAction } from "./notifications.ts";
+import { recordAction, recordActions } from "./notifications.ts";
 import { type Caller, can } from "./permissions.ts";
 import { type CustomMessages, hasRule, type Rules, validate } from "./validation.ts";
 
@@ -443,16 +443,11 @@ export async function createPlannedWithin(
       )),
     );
   rows.sort((a, b) => Number(a.id) - Number(b.id));
-  const created = (row: Row) => ({ actionType: "create", item: { type: definition.itemType, id: row.id } });
-  // Someone hears of creates: each entry goes with its deliveries, as a create alone writes them.
-  if (await hasReceivers(context.trx, `${definition.itemType}.create`))
-    for (const row of rows) await recordAction(context, created(row));
-  else
-    await logActions(
-      context.trx,
-      context.database.dialect,
-      rows.map((row) => ({ ...created(row), createdBy: context.caller.user.id, origin: context.origin })),
-    );
+  await recordActions(
+    context,
+    `${definition.itemType}.create`,
+    rows.map((row) => ({ actionType: "create", item: { type: definition.itemType, id: row.id } })),
+  );
   return rows;
 }
 
