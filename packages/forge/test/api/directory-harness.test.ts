@@ -138,7 +138,7 @@ describe("the LDAP directory harness", { timeout: 30_000 }, () => {
   });
 
   test("pause() makes a bind hang until the client gives up, resume() answers again", async () => {
-    directory.pause();
+    await directory.pause();
     try {
       const started = Date.now();
       await assert.rejects(

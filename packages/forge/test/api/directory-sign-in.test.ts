@@ -271,7 +271,7 @@ forEachForge(
       } finally {
         await directory.start();
       }
-      directory.pause();
+      await directory.pause();
       try {
         const started = performance.now();
         const hung = await whoAmI("alice", "alice-directory-pw");

@@ -104,8 +104,12 @@ export interface Directory {
   stop(): Promise<void>;
   /** Starts slapd again on the same ports with the same data. */
   start(): Promise<void>;
-  /** Freezes slapd (SIGSTOP): connections are accepted by the kernel but nothing is answered. */
-  pause(): void;
+  /**
+   * Freezes slapd (SIGSTOP): connections are accepted by the kernel but nothing is answered.
+   * Resolves once the process is stopped: the signal is delivered asynchronously, and on a busy
+   * machine a request sent right after kill() returned was seen answered.
+   */
+  pause(): Promise<void>;
   /** Lets a paused slapd go on (SIGCONT); what it was sent meanwhile is answered then. */
   resume(): void;
   /** Ends slapd and removes everything. */
@@ -471,7 +475,14 @@ async function prepare(root: string, remove: () => Promise<void>): Promise<Direc
     removeFromGroup: (group, uid) => asRoot((client) => leave(client, group, uid)),
     stop: halt,
     start: launch,
-    pause: () => signal("SIGSTOP"),
+    pause: async () => {
+      signal("SIGSTOP");
+      const stat = `/proc/${slapd?.child.pid}/stat`;
+      // The state is the field after the command's closing parenthesis: T when stopped.
+      await waitFor("slapd to stop", async () =>
+        /\) [Tt] /.test(await readFile(stat, "utf8")) ? true : undefined,
+      );
+    },
     resume: () => signal("SIGCONT"),
     close: async () => {
       closed = true;
