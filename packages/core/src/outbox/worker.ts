@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import { claimed } from "../db/claims.ts";
 import type { AnyKysely, Database } from "../db/database.ts";
 import { toStoredTime } from "../db/dialect.ts";
 import type { Logger } from "../log/logger.ts";
@@ -47,8 +46,32 @@ export interface OutboxWorker {
   wake(): void;
 }
 
-/** Results written in one go before the requests waiting are let in. */
-const WRITES_BETWEEN_PAUSES = 4;
+/** What a delivery's result sets on its row; nulls of the two times leave them as they are. */
+interface Outcome {
+  status: "pending" | "delivered" | "failed";
+  is_succeed: boolean;
+  delivered_at: string | Date | null;
+  next_attempt_at: string | Date | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** The columns of writeResults' VALUES rows, with their types on PostgreSQL (SQLite needs none). */
+const RESULT_COLUMNS = [
+  ["id", "bigint"],
+  ["status", "varchar"],
+  ["is_succeed", "boolean"],
+  ["delivered_at", "timestamptz"],
+  ["next_attempt_at", "timestamptz"],
+  ["response_status", "integer"],
+  ["response_headers", "text"],
+  ["response_body", "text"],
+  ["error", "text"],
+  ["duration_ms", "integer"],
+] as const;
 const DEFAULT_RETRIES = [10_000, 30_000, 120_000, 600_000];
 const DAY = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
@@ -128,7 +151,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return (rows as OutboxRow[]).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  function outcome(row: OutboxRow, result: Attempted, now: Date) {
+  function outcome(row: OutboxRow, result: Attempted, now: Date): Outcome {
     const answer =
       result.kind === "answered"
         ? {
@@ -138,18 +161,24 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
             error: result.status >= 300 && result.status < 400 ? "redirects are not followed" : null,
           }
         : { response_status: null, response_headers: null, response_body: null, error: result.error };
-    const common = { ...answer, duration_ms: result.durationMs, claimed_until: null };
+    const common = { ...answer, duration_ms: result.durationMs, delivered_at: null, next_attempt_at: null };
     if (result.kind === "answered" && result.status >= 200 && result.status < 300) {
       return { ...common, status: "delivered", is_succeed: true, delivered_at: stored(now) };
     }
     const wait = retries[row.attempts - 1];
-    if (result.kind === "refused" || wait === undefined) return { ...common, status: "failed" };
-    return { ...common, next_attempt_at: stored(new Date(now.getTime() + wait)) };
+    if (result.kind === "refused" || wait === undefined)
+      return { ...common, status: "failed", is_succeed: false };
+    return {
+      ...common,
+      status: "pending",
+      is_succeed: false,
+      next_attempt_at: stored(new Date(now.getTime() + wait)),
+    };
   }
 
   interface Finished {
     id: number;
-    changes: ReturnType<typeof outcome>;
+    changes: Outcome;
     log: Record<string, unknown>;
   }
   // Results not yet written: each settle writes all of them together with the next claim, so a
@@ -169,10 +198,10 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     finished.push({ id, changes: outcome(row, result, new Date()), log });
   }
 
-  function report(results: Finished[], written: boolean[]) {
-    results.forEach(({ changes, log }, i) => {
-      const status = "status" in changes ? changes.status : "pending";
-      if (!written[i])
+  function report(results: Finished[], written: ReadonlySet<number>) {
+    for (const { id, changes, log } of results) {
+      const { status } = changes;
+      if (!written.has(id))
         logger.warn(log, "outbox: the claim on a delivery lapsed before its result was written");
       else if (status === "delivered") logger.debug(log, "outbox: delivered");
       else
@@ -180,7 +209,35 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
           { ...log, status, answer: changes.response_status, error: changes.error },
           "outbox: delivery failed",
         );
-    });
+    }
+  }
+
+  // Writes a batch's results with one statement, as a drain settles several at a time: one
+  // statement is one commit on SQLite (each a write the API's thread waits for) and one round trip
+  // on PostgreSQL. A row whose claim lapsed (another worker holds it now) is left alone; the ids
+  // written come back. Its rows are a VALUES list, whose columns both databases name column1….
+  async function writeResults(trx: AnyKysely, results: Finished[]): Promise<Set<number>> {
+    if (results.length === 0) return new Set();
+    const cell = (value: unknown, type: string) =>
+      dialect === "postgres" ? sql`cast(${value} as ${sql.raw(type)})` : sql`${value}`;
+    const rows = results.map(
+      ({ id, changes }) =>
+        sql`(${sql.join(RESULT_COLUMNS.map(([column, type]) => cell(column === "id" ? id : changes[column], type)))})`,
+    );
+    const named = sql.join(
+      RESULT_COLUMNS.map(([column], i) => sql`${sql.ref(`column${i + 1}`)} as ${sql.ref(column)}`),
+    );
+    const own = (column: string) => sql.ref(`${OUTBOX_TABLE}.${column}`);
+    const { rows: updated } = await sql<{ id: number | string }>`update ${sql.table(OUTBOX_TABLE)} set
+      status = v.status, is_succeed = v.is_succeed,
+      delivered_at = coalesce(v.delivered_at, ${own("delivered_at")}),
+      next_attempt_at = coalesce(v.next_attempt_at, ${own("next_attempt_at")}),
+      response_status = v.response_status, response_headers = v.response_headers,
+      response_body = v.response_body, error = v.error, duration_ms = v.duration_ms, claimed_until = null
+      from (select ${named} from (values ${sql.join(rows)}) as r) as v
+      where ${own("id")} = v.id and ${own("claimed_by")} = ${worker} and ${own("status")} = 'pending'
+      returning ${own("id")}`.execute(trx);
+    return new Set(updated.map(({ id }) => Number(id)));
   }
 
   // PostgreSQL commits a transaction's statements with one WAL flush. SQLite's commits cost little
@@ -198,21 +255,7 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
       const due = free > 0 && (await anyDue(now));
       if (results.length === 0 && !due) return [];
       const { written, rows } = await inOneCommit(async (trx) => {
-        const written: boolean[] = [];
-        for (const { id, changes } of results) {
-          const update = await trx
-            .updateTable(OUTBOX_TABLE)
-            .set(changes)
-            .where("id", "=", id)
-            .where("claimed_by", "=", worker)
-            .where("status", "=", "pending")
-            .executeTakeFirstOrThrow();
-          written.push(claimed(update));
-          // Lets the requests that arrived meanwhile in between every few: on SQLite each write
-          // blocks the event loop, and a batch of them in one go is what a request behind it
-          // waits for; a pause after each one, under load, slows a drain below what it must keep.
-          if (written.length % WRITES_BETWEEN_PAUSES === 0) await new Promise(setImmediate);
-        }
+        const written = await writeResults(trx, results);
         return { written, rows: due ? await claim(trx, free, now) : [] };
       });
       report(results, written);

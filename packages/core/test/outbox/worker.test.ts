@@ -413,6 +413,40 @@ forEachDatabase("outbox worker", (database) => {
     assert.equal(receiver.hitsTo("/held").length, 1);
   });
 
+  test("a result whose claim another worker took meanwhile is not written over that claim", async () => {
+    nextTopicId++;
+    let answer: (() => void) | undefined;
+    receiver.on("/taken", (_request, response) => {
+      answer = () => response.writeHead(200).end("late");
+    });
+    const [taken, kept] = await queue(request("/taken"), request("/kept"));
+    await withWorker({ concurrency: 2 }, async (wake) => {
+      wake();
+      assert.equal((await settled(db, TOPIC, nextTopicId, kept.id)).status, "delivered");
+      // The claim lapsed while the receiver sat on the request, and another process took it.
+      await db
+        .updateTable("outbox_delivery")
+        .set({
+          claimed_by: "other:1:x",
+          claimed_until: toStoredTime(new Date(Date.now() + 60_000), handle.dialect),
+        })
+        .where("id", "=", taken.id)
+        .execute();
+      const respond = await waitFor("the receiver to hold the request", async () => answer, 10_000);
+      respond();
+      // Another delivery after it, so the late result has surely been settled beside it.
+      const [after] = await queue(request("/kept"));
+      wake();
+      assert.equal((await settled(db, TOPIC, nextTopicId, after.id)).status, "delivered");
+    });
+    const row = await db
+      .selectFrom("outbox_delivery")
+      .select(["status", "claimed_by", "response_status"])
+      .where("id", "=", taken.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: "pending", claimed_by: "other:1:x", response_status: null });
+  });
+
   test("sent and failed deliveries older than the history's span are swept; pending ones stay", async () => {
     nextTopicId++;
     const [sent, failed, pending, recent] = await queue(
