@@ -72,6 +72,12 @@ const RESULT_COLUMNS = [
   ["error", "text"],
   ["duration_ms", "integer"],
 ] as const;
+/**
+ * Lets the requests that arrived meanwhile in before the settle's next statement: on SQLite each
+ * one blocks the event loop, and a request behind the whole settle (a read, a write with its
+ * returned rows) would wait for all of it.
+ */
+const requestsWaitingFirst = () => new Promise<void>((resolve) => setImmediate(resolve));
 const DEFAULT_RETRIES = [10_000, 30_000, 120_000, 600_000];
 const DAY = 24 * 3600 * 1000;
 const SWEEP_EVERY_MS = 3600 * 1000;
@@ -240,22 +246,35 @@ export function startOutboxWorker<Tables>(options: OutboxWorkerOptions<Tables>):
     return new Set(updated.map(({ id }) => Number(id)));
   }
 
-  // PostgreSQL commits a transaction's statements with one WAL flush. SQLite's commits cost little
-  // in WAL mode, and a transaction there would hold the file's write lock across awaits, during
-  // which another connection of this process (a second worker) would block the thread for its
-  // busy_timeout; each statement is its own commit there.
+  // PostgreSQL commits a transaction's statements with one WAL flush, and this one need not wait
+  // for it: a crash that loses the last settles' commits loses only claims and results, and the
+  // rows are then delivered again once their leases lapse, as after a process killed mid-delivery
+  // (the same delivery UUID tells the receiver). The settle then holds one of the API's pooled
+  // connections for its statements alone. SQLite's commits cost little in WAL mode, and a
+  // transaction there would hold the file's write lock across awaits, during which another
+  // connection of this process (a second worker) would block the thread for its busy_timeout;
+  // each statement is its own commit there.
   function inOneCommit<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
-    return dialect === "postgres" ? db.transaction().execute(work) : work(db);
+    if (dialect !== "postgres") return work(db);
+    return db.transaction().execute(async (trx) => {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      return work(trx);
+    });
   }
 
   // Writes the finished results and claims up to `free` due rows, together.
   async function settle(free: number, now: Date): Promise<OutboxRow[]> {
     const results = finished.splice(0);
     try {
-      const due = free > 0 && (await anyDue(now));
+      // On PostgreSQL a settle that writes results anyway claims without asking first: a claim
+      // that finds nothing costs what the question would, and the question is a round trip more
+      // (in a queue for a pooled connection, behind the API's queries, under load).
+      const due = free > 0 && ((dialect === "postgres" && results.length > 0) || (await anyDue(now)));
       if (results.length === 0 && !due) return [];
+      await requestsWaitingFirst();
       const { written, rows } = await inOneCommit(async (trx) => {
         const written = await writeResults(trx, results);
+        if (dialect === "sqlite") await requestsWaitingFirst();
         return { written, rows: due ? await claim(trx, free, now) : [] };
       });
       report(results, written);
