@@ -1,4 +1,4 @@
-import { countRows, prepared } from "@anvil/core";
+import { countRows, prepared, sideColumn } from "@anvil/core";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import type { AccessTokenTable, ForgeTables } from "../schemas/tables.ts";
 
@@ -49,6 +49,11 @@ export async function deleteToken(
   const result = await deletion.executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+// A token's last use is written once a minute while it is used, and read from kept rows only by
+// findToken, which keeps the time of its own touch; the token list reads it afresh. The write
+// need not end every kept answer of the forge (repositories, issue pages) once a minute per token.
+sideColumn("access_token", "last_used_at");
 
 export async function touchToken(db: Kysely<ForgeTables>, id: number, when: string | Date): Promise<void> {
   await db.updateTable("access_token").set({ last_used_at: when }).where("id", "=", id).execute();

@@ -78,8 +78,9 @@ export async function deleteAccessToken(
     throw new NotFound(`access token does not exist [id: 0]`);
 }
 
-// Parsed once per token row (core's RowMemo), not on every call the token makes.
-const lastUsedTimes = new RowMemo<number>();
+// Parsed once per token row (core's RowMemo), not on every call the token makes, and moved on by
+// this process's own touches: the kept row goes on showing the use before (repositories/tokens.ts).
+const lastUsedTimes = new RowMemo<{ at: number }>();
 
 /** The token a secret belongs to, noting its use; undefined when no token has this secret. */
 export async function findToken(
@@ -90,10 +91,11 @@ export async function findToken(
   const token = await findTokenByHash(database.db, hashToken(secret));
   if (token === undefined) return undefined;
   const now = Date.now();
-  const lastUsed = lastUsedTimes.get([token], "", () =>
-    token.last_used_at === null ? Number.NEGATIVE_INFINITY : readTime(token.last_used_at).getTime(),
-  );
-  if (now - lastUsed > LAST_USED_RESOLUTION_MS) {
+  const lastUsed = lastUsedTimes.get([token], "", () => ({
+    at: token.last_used_at === null ? Number.NEGATIVE_INFINITY : readTime(token.last_used_at).getTime(),
+  }));
+  if (now - lastUsed.at > LAST_USED_RESOLUTION_MS) {
+    lastUsed.at = now;
     await touchToken(database.db, token.id, toStoredTime(new Date(now), database.dialect));
   }
   return token;

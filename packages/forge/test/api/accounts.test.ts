@@ -77,6 +77,34 @@ forEachForge("forge accounts: tokens, users, admin", (forge) => {
     }
   });
 
+  test("a token's use is noted once a minute, and listed", async () => {
+    const { id, sha1 } = await tokenFor("root", "rootpassword", "noted", ["all"]);
+    const stored = async () => {
+      const row = await forge.server.app.database?.db
+        .selectFrom("access_token")
+        .select("last_used_at")
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      return row?.last_used_at;
+    };
+    assert.equal(await stored(), null);
+    assert.equal((await api(forge.url, "GET", "/user", { token: sha1 })).status, 200);
+    const first = await stored();
+    assert.notEqual(first, null);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await api(forge.url, "GET", "/user", { token: sha1 })).status, 200);
+    assert.deepEqual(await stored(), first, "a second use within the minute writes nothing");
+    const listed = await api<Array<Token & { last_used_at: string }>>(
+      forge.url,
+      "GET",
+      "/users/root/tokens",
+      {
+        auth: root,
+      },
+    );
+    assert.notEqual(listed.body.find((t) => t.id === id)?.last_used_at, "0001-01-01T00:00:00Z");
+  });
+
   test("wrong or missing credentials are 401", async () => {
     assert.equal((await api(forge.url, "GET", "/user")).status, 401);
     const bad = await api<{ message: string }>(forge.url, "GET", "/user", { token: "0".repeat(40) });
