@@ -18,6 +18,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { registerDirectSqlite, registerPostgresRoot } from "./prepared.ts";
 import { ReadBatch } from "./read-batch.ts";
+import { noteWritesOf, SnapshotWatch } from "./snapshot-watch.ts";
 import { createStatementCache } from "./statement-cache.ts";
 
 export type DialectName = "sqlite" | "postgres";
@@ -166,10 +167,14 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
   });
   // Every connection the pool has open, for close({ interrupt }) to end itself.
   const open = new Set<pg.PoolClient>();
-  pool.on("connect", (client) => open.add(client));
-  pool.on("remove", (client) => open.delete(client));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  registerPostgresRoot(db);
+  const watch = new SnapshotWatch(db as AnyKysely);
+  pool.on("connect", (client) => {
+    open.add(client);
+    noteWritesOf(client, watch.noteWrite);
+  });
+  pool.on("remove", (client) => open.delete(client));
+  registerPostgresRoot(db, watch);
   const close = async ({ interrupt = false } = {}) => {
     const ended = db.destroy();
     if (!interrupt) return ended;

@@ -3,6 +3,7 @@ import { type Compilable, CompiledQuery, type Kysely, type SelectQueryBuilder } 
 import type { AnyKysely } from "./database.ts";
 import { countQuery, dialectOf } from "./dialect.ts";
 import type { ReadBatch } from "./read-batch.ts";
+import type { SnapshotWatch } from "./snapshot-watch.ts";
 import { bindable } from "./statement-cache.ts";
 
 // A query a service runs on every request (an account by name, a repository by owner and name)
@@ -102,113 +103,114 @@ export function prepared<Tables, Row, Args extends (string | number)[]>(
 const KEPT_ROWS = 20_000;
 
 interface KeptState {
-  generation: number;
+  generation: unknown;
   rows: number;
   results: Map<string, readonly unknown[]>;
 }
 
 const keptStates = new WeakMap<object, KeptState>();
 
+// The PostgreSQL pools' root Kyselys (createDb), each with the watch of its database's snapshot. A
+// transaction is another Kysely object, so it is never found here and reads what it sees, its own
+// rows included.
+const snapshotWatches = new WeakMap<object, SnapshotWatch>();
+
+export function registerPostgresRoot(db: object, watch: SnapshotWatch): void {
+  snapshotWatches.set(db, watch);
+}
+
 /**
- * A select built per request (a list with its filters, sort and page) whose result is kept as
- * prepared() keeps its own: on SQLite, outside kysely's transactions, the same SQL with the same
- * parameters answers the rows read before until the connection's generation moves (any write by
- * this process, any commit by another), so a list asked again over unchanged data costs its
- * compilation and a map lookup. The rows come back frozen, on both databases.
+ * What results read now may be kept under, and how to tell later whether they still hold: on
+ * SQLite the connection's generation (read-batch.ts), on PostgreSQL the token of the database's
+ * snapshot (snapshot-watch.ts). Undefined inside a transaction, or while PostgreSQL's checks pause:
+ * then nothing is kept.
+ */
+async function keptGeneration(
+  db: object,
+): Promise<{ generation: unknown; latest: () => unknown } | undefined> {
+  const connection = directConnections.get(db);
+  if (connection !== undefined) {
+    if (!connection.batch.enter()) return undefined;
+    return { generation: connection.batch.generation, latest: () => connection.batch.generation };
+  }
+  const watch = snapshotWatches.get(db);
+  const token = await watch?.current();
+  return token && watch && { generation: token, latest: () => watch.latest };
+}
+
+/**
+ * An object that stays the same for as long as nothing kept on this database (by prepared() on
+ * SQLite, by keptRows on both) may have changed, for a RowMemo of values that depend on any of it;
+ * undefined when nothing can be kept (inside a transaction, or while PostgreSQL's checks pause).
+ */
+export async function databaseGeneration(db: object): Promise<object | undefined> {
+  const kept = await keptGeneration(db);
+  return kept && generationToken(db, kept.generation);
+}
+
+/**
+ * Whether `token` (from databaseGeneration) is still the latest generation known, with no new
+ * check: what a value computed after it was taken may be kept under.
+ */
+export function isLatestGeneration(db: object, token: object): boolean {
+  const connection = directConnections.get(db);
+  const latest = connection ? connection.batch.generation : snapshotWatches.get(db)?.latest;
+  return latest !== undefined && generationToken(db, latest) === token;
+}
+
+const generationTokens = new WeakMap<object, { generation: unknown; token: object }>();
+
+// PostgreSQL's generations are objects already; SQLite's numbers get one object each.
+function generationToken(db: object, generation: unknown): object {
+  if (typeof generation === "object" && generation !== null) return generation;
+  let tokens = generationTokens.get(db);
+  if (tokens === undefined || tokens.generation !== generation) {
+    tokens = { generation, token: Object.freeze({}) };
+    generationTokens.set(db, tokens);
+  }
+  return tokens.token;
+}
+
+/**
+ * A select built per request (a list with its filters, sort and page) whose result is kept: the
+ * same SQL with the same parameters answers the rows read before for as long as nothing may have
+ * changed (keptGeneration: on SQLite any write by this process or commit by another, on PostgreSQL
+ * any commit on the server), so a list asked again over unchanged data costs its compilation and a
+ * map lookup (and on PostgreSQL one short statement a turn). The rows come back frozen, on both
+ * databases.
  */
 export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Promise<readonly Row[]> {
   const compiled = query.compile();
-  const connection = directConnections.get(db);
-  if (connection === undefined || !connection.batch.enter())
-    return frozen((await db.executeQuery<Row>(compiled)).rows);
-  const generation = connection.batch.generation;
+  const kept = await keptGeneration(db);
+  if (kept === undefined) return frozen((await db.executeQuery<Row>(compiled)).rows);
+  const { generation } = kept;
   let state = keptStates.get(db);
   if (state === undefined || state.generation !== generation || state.rows > KEPT_ROWS) {
     state = { generation, rows: 0, results: new Map() };
     keptStates.set(db, state);
   }
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-  const kept = state.results.get(key) as readonly Row[] | undefined;
-  if (kept !== undefined) return kept;
+  const found = state.results.get(key) as readonly Row[] | undefined;
+  if (found !== undefined) return found;
   const rows = frozen((await db.executeQuery<Row>(compiled)).rows);
-  // A write between the look-up and the read (another request's, while this one awaited) makes
-  // the rows newer than the generation they would be kept under: they are answered, not kept.
-  if (connection.batch.generation === generation) {
+  // A change seen between the look-up and the read (another request's write, while this one
+  // awaited) makes the rows newer than the generation they would be kept under: they are answered,
+  // not kept.
+  if (kept.latest() === generation) {
     state.rows += rows.length + 1;
     state.results.set(key, rows);
   }
   return rows;
 }
 
-// The PostgreSQL pools' root Kyselys (createDb). A transaction is another Kysely object, so it is
-// never found here and counts what it sees, its own rows included.
-const postgresRoots = new WeakSet<object>();
-
-export function registerPostgresRoot(db: object): void {
-  postgresRoots.add(db);
-}
-
-/** Counts kept per PostgreSQL root, all read in one snapshot of the database. */
-interface SnapshotCounts {
-  snapshot: string;
-  counts: Map<string, number>;
-}
-
-const snapshotCounts = new WeakMap<object, SnapshotCounts>();
-
 /**
- * When a root's snapshot may next be checked. A check that finds another snapshot cost a round
- * trip for nothing; while the server's other databases or clients commit many times a second (a
- * test suite beside the bench did ~40), checking before every count would only add that trip, so
- * after a miss counts are read straight for a while (and kept for when it is quiet again).
- */
-const nextCheck = new WeakMap<object, number>();
-const CHECK_PAUSE_MS = 1000;
-
-/** Counts kept at once under one snapshot; beyond them, they start over. */
-const KEPT_COUNTS = 1000;
-
-const CURRENT_SNAPSHOT = CompiledQuery.raw("select pg_current_snapshot()::text as snapshot");
-
-/**
- * countRows, its answer kept as keptRows keeps rows on SQLite. On PostgreSQL a count over most of
- * a large table is most of a list's time (~5 ms for 70,000 assets, bench/inventory.ts), so it is
- * kept too, under the snapshot it was read in: a snapshot names every transaction it sees as
- * committed, and any commit or rollback since, by any connection, gives the next statement
- * another one. While the snapshot a statement gets now is the one a count was read in, that count
- * is still exact; checking costs one short statement instead of the count.
+ * countRows, its answer kept as keptRows keeps rows. On PostgreSQL a count over most of a large
+ * table is most of a list's time (~5 ms for 70,000 assets, bench/inventory.ts).
  */
 export async function keptCount<DB, TB extends keyof DB, O>(
   db: Kysely<DB>,
   query: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number> {
-  if (postgresRoots.has(db)) return snapshotCount(db as AnyKysely, countQuery(db, query).compile());
   const [row] = await keptRows(db as AnyKysely, countQuery(db, query));
-  return Number(row.count);
-}
-
-async function snapshotCount(db: AnyKysely, counted: CompiledQuery): Promise<number> {
-  const key = `${counted.sql}\u0000${JSON.stringify(counted.parameters)}`;
-  const kept = snapshotCounts.get(db);
-  const count = kept?.counts.get(key);
-  if (kept !== undefined && count !== undefined && Date.now() >= (nextCheck.get(db) ?? 0)) {
-    const [now] = (await db.executeQuery<{ snapshot: string }>(CURRENT_SNAPSHOT)).rows;
-    if (now.snapshot === kept.snapshot) return count;
-    nextCheck.set(db, Date.now() + CHECK_PAUSE_MS);
-  }
-  // One statement: the count and the snapshot it was read in.
-  const [row] = (
-    await db.executeQuery<{ snapshot: string; count: unknown }>(
-      CompiledQuery.raw(`select pg_current_snapshot()::text as snapshot, (${counted.sql}) as count`, [
-        ...counted.parameters,
-      ]),
-    )
-  ).rows;
-  let state = snapshotCounts.get(db);
-  if (state === undefined || state.snapshot !== row.snapshot || state.counts.size >= KEPT_COUNTS) {
-    state = { snapshot: row.snapshot, counts: new Map() };
-    snapshotCounts.set(db, state);
-  }
-  state.counts.set(key, Number(row.count));
   return Number(row.count);
 }

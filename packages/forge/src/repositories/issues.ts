@@ -48,15 +48,6 @@ export async function findIssueByNumber(
   return (await issueByNumber(db, repoId, number))[0];
 }
 
-/**
- * An object that stays the same for as long as nothing prepared() reads on this database may have
- * changed (on SQLite, core's prepared.ts), for a RowMemo of values that depend on any of it; on
- * PostgreSQL a new one every time, after a round trip.
- */
-export const databaseUnchanged = prepared((db: Kysely<ForgeTables>) =>
-  db.selectNoFrom(sql<number>`1`.as("one")),
-);
-
 /** The issue as it is now, locked until the transaction ends (see core's claims). */
 export function lockIssue(
   trx: Kysely<ForgeTables>,

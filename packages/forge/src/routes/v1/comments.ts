@@ -65,7 +65,10 @@ export function registerComments(context: ApiContext): void {
 
   app.get(
     "/repos/:owner/:repo/issues/:index/comments",
-    { ...issue, schema: { params: IssueParams, querystring: CommentListQuery } },
+    {
+      config: { ...issue.config, keptPage: true },
+      schema: { params: IssueParams, querystring: CommentListQuery },
+    },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
       const window = pageWindow(request.query as Record<string, unknown>, ONE_ISSUE_COMMENTS);

@@ -1,6 +1,7 @@
 import {
   Forbidden,
   type HttpServer,
+  isLatestGeneration,
   type PageWindow,
   pageWindow,
   paginationHeaders,
@@ -9,7 +10,6 @@ import {
 } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountRow } from "../../repositories/accounts.ts";
-import { databaseUnchanged } from "../../repositories/issues.ts";
 import { type ForgeDatabase, isAdmin } from "../../services/accounts.ts";
 import type { AttachmentSettings } from "../../services/attachment-files.ts";
 import type { Caller } from "../../services/auth.ts";
@@ -20,6 +20,11 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set by the API's authentication hook; undefined for anonymous callers. */
     caller?: Caller;
+    /**
+     * For a route with `keptPage`: the database's generation (core's databaseGeneration) taken
+     * before anything of the request was read, the caller included; see sendKeptPage.
+     */
+    keptSince?: object;
   }
   interface FastifyContextConfig {
     /** The token scope category a route belongs to (Gitea's route groups). */
@@ -29,6 +34,8 @@ declare module "fastify" {
      * the repository is archived. Checked where the route loads its repository (requestedRepository).
      */
     readOnlyWhenArchived?: boolean;
+    /** The route answers with sendKeptPage: the API's first hook takes `keptSince` for it. */
+    keptPage?: boolean;
   }
 }
 
@@ -121,12 +128,15 @@ function roomFor(unchanged: object, bytes: number): boolean {
 }
 
 /**
- * Sends a page as sendPage does, read, rendered and serialized once for as long as `rows` are
- * the ones the database hands out (core's RowMemo: the prepared rows read before the page, the
- * caller's account or ANONYMOUS among them) and nothing in the database changed. The request's
- * URL (path, filters, page) and root URL are part of the key; `key` adds what else the page
- * depends on that is not read from the database, such as the caller's access. On PostgreSQL, where
- * nothing would ever be found again, the page is read and sent.
+ * Sends a page as sendPage does, read, rendered and serialized once for as long as nothing it was
+ * read from changed. The page is kept under the database's generation taken before the request
+ * read anything (`keptSince`, for routes with `keptPage`), and found again only under that same
+ * generation: on SQLite also only while `rows` (the prepared rows read before the page, the
+ * caller's account or ANONYMOUS among them) are the ones the database hands out (core's RowMemo);
+ * on PostgreSQL, where every read makes new rows, under the caller's account id instead, which the
+ * generation (the server's snapshot) makes as exact. The request's URL (path, filters, page) and
+ * root URL are part of the key; `key` adds what else the page depends on that is not read from the
+ * database, such as the caller's access.
  */
 export async function sendKeptPage(
   request: FastifyRequest,
@@ -138,14 +148,17 @@ export async function sendKeptPage(
   key: string,
   read: () => Promise<{ rows: unknown[]; total: number }>,
 ) {
-  const unchanged = database.dialect === "sqlite" ? await databaseUnchanged(database.db) : undefined;
-  const chain = unchanged && [unchanged, ...rows];
-  const fullKey = `${key} ${request.rootUrl.href} ${request.url}`;
+  const since = request.keptSince;
+  const sqlite = database.dialect === "sqlite";
+  const chain = since && (sqlite ? [since, ...rows] : [since]);
+  const caller = sqlite ? "" : ` ${request.caller?.account.id ?? "-"}`;
+  const fullKey = `${key} ${request.rootUrl.href} ${request.url}${caller}`;
   let kept = chain && memo.find(chain, fullKey);
   if (kept === undefined) {
     const page = await read();
     kept = { body: Buffer.from(JSON.stringify(page.rows)), total: page.total };
-    if (unchanged && chain && roomFor(unchanged, kept.body.length)) memo.keep(chain, fullKey, kept);
+    if (since && chain && isLatestGeneration(database.db, since) && roomFor(since, kept.body.length))
+      memo.keep(chain, fullKey, kept);
   }
   reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
   return reply.type("application/json; charset=utf-8").send(kept.body);

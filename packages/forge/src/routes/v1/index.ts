@@ -1,4 +1,11 @@
-import { Forbidden, type HttpServer, type LoginLimits, readBool, signalQueuedDeliveries } from "@anvil/core";
+import {
+  databaseGeneration,
+  Forbidden,
+  type HttpServer,
+  type LoginLimits,
+  readBool,
+  signalQueuedDeliveries,
+} from "@anvil/core";
 import type { FastifyRequest } from "fastify";
 import type { ForgeDatabase } from "../../services/accounts.ts";
 import type { AttachmentSettings } from "../../services/attachment-files.ts";
@@ -97,12 +104,20 @@ export async function registerApiV1(
         const authorization = request.headers.authorization;
         const queryToken = queryValue(request, "token", "access_token");
         if (queryToken) reply.header("x-gitea-warning", QUERY_TOKEN_WARNING);
-        if (authorization === undefined && queryToken === undefined) return done();
-        identify(database, options.loginLimits, request, {
-          authorization,
-          queryToken,
-          address: request.ip,
-        }).then(() => done(), done);
+        const identified = () => {
+          if (authorization === undefined && queryToken === undefined) return done();
+          identify(database, options.loginLimits, request, {
+            authorization,
+            queryToken,
+            address: request.ip,
+          }).then(() => done(), done);
+        };
+        if (!request.routeOptions.config.keptPage) return identified();
+        // Before the caller is read: a page kept under this generation was read after it.
+        databaseGeneration(database.db).then((since) => {
+          request.keptSince = since;
+          identified();
+        }, done);
       });
       // Every write of Gitea's API needs a signed-in caller whose token's scopes cover it, and an
       // admin route a site admin: checked before the body is read (core runs `authorize` first),

@@ -115,7 +115,7 @@ export function registerIssues(context: ApiContext): void {
 
   app.get(
     "/repos/issues/search",
-    { ...repo, schema: { querystring: IssueSearchQuery } },
+    { config: { ...repo.config, keptPage: true }, schema: { querystring: IssueSearchQuery } },
     async (request, reply) => {
       const window = paged(context, request);
       const viewer = request.caller?.account;
@@ -146,7 +146,10 @@ export function registerIssues(context: ApiContext): void {
 
   app.get(
     "/repos/:owner/:repo/issues",
-    { ...issue, schema: { params: RepoParams, querystring: IssueListQuery } },
+    {
+      config: { ...issue.config, keptPage: true },
+      schema: { params: RepoParams, querystring: IssueListQuery },
+    },
     async (request, reply) => {
       const found = await requestedRepository(database, request.params, request);
       const window = paged(context, request);
