@@ -232,7 +232,11 @@ function relationPage(
       .where(condition)
       .orderBy("assets.id", page.order)
       .limit(page.offset + page.limit);
-  const members = db.selectFrom(inGroup(relation.member).as("member")).selectAll();
+  // Each branch only for its own groups: `x = NULL` finds nothing, but PostgreSQL may look for it
+  // by walking every asset.
+  const members = db
+    .selectFrom(inGroup(sql<SqlBool>`g.group_id is not null and ${relation.member}`).as("member"))
+    .selectAll();
   const assets = relation.unrelated
     ? members.unionAll(
         db
