@@ -26,7 +26,7 @@ export {
   toStoredTime,
 } from "./dialect.ts";
 export { type MigrationReport, migrate, type NamedMigration } from "./migrator.ts";
-export { keptCount, keptCountAndRows, keptRows, prepared } from "./prepared.ts";
+export { keptCount, keptRows, prepared } from "./prepared.ts";
 export { sideColumn } from "./read-batch.ts";
 export { RowMemo } from "./row-memo.ts";
 export {

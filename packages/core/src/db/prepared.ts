@@ -1,5 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { type Compilable, CompiledQuery, type Kysely, type SelectQueryBuilder, sql } from "kysely";
+import { type Compilable, CompiledQuery, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { AnyKysely } from "./database.ts";
 import { countQuery, dialectOf } from "./dialect.ts";
 import type { ReadBatch } from "./read-batch.ts";
@@ -211,44 +211,4 @@ async function snapshotCount(db: AnyKysely, counted: CompiledQuery): Promise<num
   }
   state.counts.set(key, Number(row.count));
   return Number(row.count);
-}
-
-/** The column keptCountAndRows adds to a page's select on PostgreSQL: the snapshot it was read in. */
-const PAGE_SNAPSHOT = "__anvil_snapshot";
-
-/**
- * keptCount, then keptRows of the page `pageOf(total)` (a page may depend on its total: a deep one
- * is read from the end). On PostgreSQL, while the count is kept, checking its snapshot took a round
- * trip of its own before the page's; instead the page is read with the snapshot it was read in, in
- * one statement, and answered with the kept count when that is the count's snapshot: the count is
- * then exact for the page. When it is not, the count is read again, and the page with it.
- */
-export async function keptCountAndRows<DB, TB extends keyof DB, O, Row>(
-  db: Kysely<DB>,
-  counted: SelectQueryBuilder<DB, TB, O>,
-  // biome-ignore lint/suspicious/noExplicitAny: a page may select from other tables than the count.
-  pageOf: (total: number) => SelectQueryBuilder<any, any, Row>,
-): Promise<{ total: number; rows: readonly Row[] }> {
-  if (!postgresRoots.has(db)) {
-    const total = await keptCount(db, counted);
-    return { total, rows: await keptRows(db as AnyKysely, pageOf(total)) };
-  }
-  const root = db as AnyKysely;
-  const count = countQuery(db, counted).compile();
-  const kept = snapshotCounts.get(root);
-  const total = kept?.counts.get(`${count.sql}\u0000${JSON.stringify(count.parameters)}`);
-  if (kept !== undefined && total !== undefined && Date.now() >= (nextCheck.get(root) ?? 0)) {
-    const page = pageOf(total).select(sql<string>`pg_current_snapshot()::text`.as(PAGE_SNAPSHOT));
-    const rows = (await root.executeQuery<Record<string, unknown>>(page.compile())).rows;
-    if (rows.length > 0 && rows[0][PAGE_SNAPSHOT] === kept.snapshot) {
-      // Copies without the column, rather than deleting it: V8 reads a row that lost a property
-      // slower ever after, and the page's rows are read field by field to be shown.
-      const shown = rows.map(({ [PAGE_SNAPSHOT]: _, ...row }) => row);
-      return { total, rows: frozen(shown as Row[]) };
-    }
-    // An empty page says nothing of its snapshot; another one means commits since, likely more.
-    if (rows.length > 0) nextCheck.set(root, Date.now() + CHECK_PAUSE_MS);
-  }
-  const fresh = await snapshotCount(root, count);
-  return { total: fresh, rows: await keptRows(root, pageOf(fresh)) };
 }

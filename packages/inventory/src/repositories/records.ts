@@ -1,12 +1,4 @@
-import {
-  type AnyKysely,
-  containsText,
-  countRows,
-  type DialectName,
-  keptCount,
-  keptCountAndRows,
-  keptRows,
-} from "@anvil/core";
+import { type AnyKysely, containsText, countRows, type DialectName, keptCount, keptRows } from "@anvil/core";
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { type ListParams, sortModifiers } from "../services/listing.ts";
 
@@ -90,43 +82,32 @@ export async function listRecords(
   if (spec.refine) query = spec.refine(query);
   // Kept until a write (core's keptRows): a list asked again over unchanged rows is neither
   // counted nor read again, and counting is most of a page's cost (every matching row is read).
-  if (params.after !== undefined)
-    return keysetPage(db, query, spec.table, params.after, params.limit, await keptCount(db, query));
-  const orderBy = spec.sortExpression?.(params.sort) ?? sql.ref(`${spec.table}.${params.sort}`);
-  const { total, rows } = await keptCountAndRows(db, query, (total) => {
-    const page = pageOf(params, total);
-    return (
-      spec.sortedPage?.(query, page) ??
-      query
-        .orderBy(orderBy, sortModifiers(dialect, page.order, params.sort))
-        .orderBy(`${spec.table}.id`, page.order)
-        .limit(page.limit)
-        .offset(page.offset)
-    );
-  });
-  return {
-    total,
-    rows: pageOf(params, total).order === params.order ? (rows as Row[]) : ([...rows].reverse() as Row[]),
-  };
-}
-
-/**
- * Which rows of a list of `total` the page asked for is, and in which order they are read. The
- * database steps over the rows before a page one by one, so a page past the middle is read from
- * the other end, in the opposite order (the sort ends with the id, so it is exactly the reverse):
- * offset 90,000 of 97,000 steps over 6,950 rows instead of 90,000.
- */
-function pageOf(params: ListParams, total: number): SortedPage {
+  const total = await keptCount(db, query);
+  if (params.after !== undefined) return keysetPage(db, query, spec.table, params.after, params.limit, total);
   const offset = Math.min(params.offset, total);
+  // The database steps over the rows before a page one by one, so a page past the middle is read
+  // from the other end, in the opposite order (the sort ends with the id, so it is exactly the
+  // reverse): offset 90,000 of 97,000 steps over 6,950 rows instead of 90,000.
   const skippedFromEnd = Math.max(0, total - offset - params.limit);
-  if (skippedFromEnd >= offset)
-    return { sort: params.sort, order: params.order, limit: params.limit, offset };
-  return {
+  const fromEnd = skippedFromEnd < offset;
+  const order = fromEnd ? (params.order === "asc" ? "desc" : "asc") : params.order;
+  const page: SortedPage = {
     sort: params.sort,
-    order: params.order === "asc" ? "desc" : "asc",
-    limit: Math.min(params.limit, total - offset),
-    offset: skippedFromEnd,
+    order,
+    limit: fromEnd ? Math.min(params.limit, total - offset) : params.limit,
+    offset: fromEnd ? skippedFromEnd : offset,
   };
+  const orderBy = spec.sortExpression?.(params.sort) ?? sql.ref(`${spec.table}.${params.sort}`);
+  const rows = (await keptRows(
+    db,
+    spec.sortedPage?.(query, page) ??
+      query
+        .orderBy(orderBy, sortModifiers(dialect, order, params.sort))
+        .orderBy(`${spec.table}.id`, order)
+        .limit(page.limit)
+        .offset(page.offset),
+  )) as Row[];
+  return { total, rows: fromEnd ? [...rows].reverse() : rows };
 }
 
 async function keysetPage(
