@@ -139,8 +139,11 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
     max: options.poolSize ?? 10,
     // PostgreSQL's JIT compiles any query its planner costs high, such as a search's count over a
     // large table with a dozen ILIKE subqueries: 1.3 s of compiling for a query that then runs in
-    // 0.24 s (bench/inventory.ts). Short API queries never earn it back.
-    options: "-c jit=off",
+    // 0.24 s (bench/inventory.ts). Short API queries never earn it back. Nor do they earn the
+    // parallel workers it starts for a scan or sort it costs high enough: starting them took
+    // ~30 ms of a 4 ms query (a list sorted by holder sorts every user; bench/inventory.ts), and
+    // concurrent requests already keep the cores busy.
+    options: "-c jit=off -c max_parallel_workers_per_gather=0",
     types: {
       getTypeParser: (oid: number, format?: string) => {
         // Counts and bigint ids come back as numbers on both databases.

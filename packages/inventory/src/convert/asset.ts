@@ -1,5 +1,6 @@
 import { type AnyKysely, keptRows, RowMemo } from "@anvil/core";
-import { namesOfEach, type Row } from "../repositories/records.ts";
+import { type Expression, sql } from "kysely";
+import type { Row } from "../repositories/records.ts";
 import { statusType } from "../resources/statuslabels.ts";
 import { customFieldsOf, ENCRYPTED_PERMISSION } from "../services/custom-values.ts";
 import { imageUrl } from "../services/images.ts";
@@ -46,45 +47,153 @@ function holderIds(rows: Row[], type: HolderType): number[] {
   );
 }
 
-async function byId(db: AnyKysely, table: string, wanted: number[], columns: string[]) {
-  if (wanted.length === 0) return new Map<number, Row>();
-  const rows = (await keptRows(db, db.selectFrom(table).select(columns).where("id", "in", wanted))) as Row[];
-  return new Map(rows.map((row) => [Number(row.id), row]));
+// What a page of assets shows of its related rows, read in one union of one select per kind of
+// row: on PostgreSQL one round trip, where the models, labels and holders (in parallel) and then
+// the names of the rest took two and four statements. Each select names the same columns: the
+// kind, the id, a name and typed slots for the rest of its row (a union takes no columns of its
+// own per select); the NULLs are typed, or PostgreSQL would make a first select's NULL text.
+const SLOTS = {
+  t1: sql`cast(null as text)`,
+  t2: sql`cast(null as text)`,
+  t3: sql`cast(null as text)`,
+  t4: sql`cast(null as text)`,
+  n1: sql`cast(null as bigint)`,
+  n2: sql`cast(null as bigint)`,
+  n3: sql`cast(null as bigint)`,
+  n4: sql`cast(null as bigint)`,
+  b1: sql`cast(null as boolean)`,
+  b2: sql`cast(null as boolean)`,
+  b3: sql`cast(null as boolean)`,
+};
+type Slot = keyof typeof SLOTS;
+
+/** The rows of `table` (as `related`) with these ids, as `kind`: their name and slots. */
+function lookup(
+  db: AnyKysely,
+  kind: string,
+  table: string,
+  ids: readonly number[] | Expression<unknown>,
+  name: Expression<unknown>,
+  slots: Partial<Record<Slot, Expression<unknown>>> = {},
+) {
+  // The kind is one of this file's own words, never request data.
+  return db
+    .selectFrom(`${table} as related`)
+    .select([
+      sql.lit(kind).as("kind"),
+      "related.id as id",
+      sql`${name}`.as("name"),
+      ...(Object.keys(SLOTS) as Slot[]).map((slot) => sql`${slots[slot] ?? SLOTS[slot]}`.as(slot)),
+    ])
+    .where("related.id", "in", ids as number[]);
 }
 
+/** The kinds of related rows shown by name only. */
+const NAMED = [
+  "category",
+  "manufacturer",
+  "supplier",
+  "company",
+  "location",
+  "created_by",
+  "holder_location",
+  "holder_asset",
+];
+
+const FULL_NAME = sql`trim(related.first_name || ' ' || coalesce(related.last_name, ''))`;
+
 async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
-  const [models, labels, users] = await Promise.all([
-    byId(db, "models", ids(rows, "model_id"), [
-      "id",
-      "name",
-      "model_number",
-      "category_id",
-      "manufacturer_id",
-      "eol",
-      "fieldset_id",
-    ]),
-    byId(db, "status_labels", ids(rows, "status_id"), ["id", "name", "deployable", "pending", "archived"]),
-    byId(db, "users", holderIds(rows, "user"), [
-      "id",
-      "username",
-      "first_name",
-      "last_name",
-      "email",
-      "employee_num",
-    ]),
-  ]);
-  const modelRows = [...models.values()];
-  const names = await namesOfEach(db, {
-    category: ["categories", modelRows.map((model) => model.category_id)],
-    manufacturer: ["manufacturers", modelRows.map((model) => model.manufacturer_id)],
-    supplier: ["suppliers", ids(rows, "supplier_id")],
-    company: ["companies", ids(rows, "company_id")],
-    location: ["locations", [...ids(rows, "location_id"), ...ids(rows, "rtd_location_id")]],
-    created_by: ["users", ids(rows, "created_by")],
-    holder_location: ["locations", holderIds(rows, "location")],
-    holder_asset: ["assets", holderIds(rows, "asset")],
-  });
-  return { models, labels, users, names };
+  const models = ids(rows, "model_id");
+  const ofModels = (column: string) =>
+    sql`(select m.${sql.ref(column)} from models as m where m.id in (${sql.join(models)}))`;
+  const selects = [
+    models.length > 0 &&
+      lookup(db, "model", "models", models, sql`related.name`, {
+        t1: sql`related.model_number`,
+        n1: sql`related.category_id`,
+        n2: sql`related.manufacturer_id`,
+        n3: sql`related.eol`,
+        n4: sql`related.fieldset_id`,
+      }),
+    models.length > 0 && lookup(db, "category", "categories", ofModels("category_id"), sql`related.name`),
+    models.length > 0 &&
+      lookup(db, "manufacturer", "manufacturers", ofModels("manufacturer_id"), sql`related.name`),
+    ...(
+      [
+        ["label", "status_labels", ids(rows, "status_id")],
+        ["user", "users", holderIds(rows, "user")],
+        ["supplier", "suppliers", ids(rows, "supplier_id")],
+        ["company", "companies", ids(rows, "company_id")],
+        [
+          "location",
+          "locations",
+          [...new Set([...ids(rows, "location_id"), ...ids(rows, "rtd_location_id")])],
+        ],
+        ["created_by", "users", ids(rows, "created_by")],
+        ["holder_location", "locations", holderIds(rows, "location")],
+        ["holder_asset", "assets", holderIds(rows, "asset")],
+      ] as const
+    ).map(
+      ([kind, table, wanted]) =>
+        wanted.length > 0 &&
+        (kind === "label"
+          ? lookup(db, kind, table, wanted, sql`related.name`, {
+              b1: sql`related.deployable`,
+              b2: sql`related.pending`,
+              b3: sql`related.archived`,
+            })
+          : kind === "user"
+            ? lookup(db, kind, table, wanted, sql`related.first_name`, {
+                t1: sql`related.username`,
+                t2: sql`related.last_name`,
+                t3: sql`related.email`,
+                t4: sql`related.employee_num`,
+              })
+            : lookup(
+                db,
+                kind,
+                table,
+                wanted,
+                table === "users"
+                  ? FULL_NAME
+                  : table === "assets"
+                    ? sql`coalesce(nullif(related.name, ''), related.asset_tag)`
+                    : sql`related.name`,
+              )),
+    ),
+  ].filter((select) => select !== false);
+  const names: Record<string, Map<number, string>> = Object.fromEntries(
+    NAMED.map((kind) => [kind, new Map<number, string>()]),
+  );
+  const loaded: Loaded = { models: new Map(), labels: new Map(), users: new Map(), names };
+  if (selects.length === 0) return loaded;
+  const union = selects.slice(1).reduce((all, select) => all.unionAll(select), selects[0]);
+  for (const row of await keptRows(db, union)) {
+    const id = Number(row.id);
+    if (row.kind === "model")
+      loaded.models.set(id, {
+        id,
+        name: row.name,
+        model_number: row.t1,
+        category_id: row.n1,
+        manufacturer_id: row.n2,
+        eol: row.n3,
+        fieldset_id: row.n4,
+      });
+    else if (row.kind === "label")
+      loaded.labels.set(id, { id, name: row.name, deployable: row.b1, pending: row.b2, archived: row.b3 });
+    else if (row.kind === "user")
+      loaded.users.set(id, {
+        id,
+        username: row.t1,
+        first_name: row.name,
+        last_name: row.t2,
+        email: row.t3,
+        employee_num: row.t4,
+      });
+    else names[row.kind].set(id, String(row.name));
+  }
+  return loaded;
 }
 
 /** The components installed in each asset (one entry per check-out row), read once for the page. */

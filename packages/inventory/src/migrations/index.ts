@@ -15,6 +15,7 @@ import { tokenScopes } from "./0015_token_scopes.ts";
 import { webhooks } from "./0016_webhooks.ts";
 import { importProgress } from "./0017_import_progress.ts";
 import { assetSearch } from "./0018_asset_search.ts";
+import { assetSortIndexes } from "./0019_asset_sort_indexes.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -34,4 +35,5 @@ export const migrations: readonly NamedMigration[] = [
   webhooks,
   importProgress,
   assetSearch,
+  assetSortIndexes,
 ];

@@ -27,8 +27,21 @@ export interface ListQuery {
   matchesNothing?: boolean;
   /** What a sort key orders by; a plain column when absent. */
   sortExpression?: (sort: string) => Expression<unknown> | undefined;
+  /**
+   * The page in the list's order (its sort, then the id) read another way than by ordering the
+   * filtered rows, when the resource has one for this sort; as ordering them when undefined.
+   */
+  sortedPage?: (query: AnySelect, page: SortedPage) => AnySelect | undefined;
   /** Further conditions only one resource has. */
   refine?: (query: AnySelect) => AnySelect;
+}
+
+/** Which page of a list sortedPage reads, and in which order (the id's too). */
+export interface SortedPage {
+  sort: string;
+  order: "asc" | "desc";
+  limit: number;
+  offset: number;
 }
 
 function scoped(db: AnyKysely, table: string, softDeletes: boolean, trashed: Trashed): AnySelect {
@@ -78,14 +91,21 @@ export async function listRecords(
   const skippedFromEnd = Math.max(0, total - offset - params.limit);
   const fromEnd = skippedFromEnd < offset;
   const order = fromEnd ? (params.order === "asc" ? "desc" : "asc") : params.order;
+  const page: SortedPage = {
+    sort: params.sort,
+    order,
+    limit: fromEnd ? Math.min(params.limit, total - offset) : params.limit,
+    offset: fromEnd ? skippedFromEnd : offset,
+  };
   const orderBy = spec.sortExpression?.(params.sort) ?? sql.ref(`${spec.table}.${params.sort}`);
   const rows = (await keptRows(
     db,
-    query
-      .orderBy(orderBy, sortModifiers(dialect, order, params.sort))
-      .orderBy(`${spec.table}.id`, order)
-      .limit(fromEnd ? Math.min(params.limit, total - offset) : params.limit)
-      .offset(fromEnd ? skippedFromEnd : offset),
+    spec.sortedPage?.(query, page) ??
+      query
+        .orderBy(orderBy, sortModifiers(dialect, order, params.sort))
+        .orderBy(`${spec.table}.id`, order)
+        .limit(page.limit)
+        .offset(page.offset),
   )) as Row[];
   return { total, rows: fromEnd ? [...rows].reverse() : rows };
 }

@@ -2,7 +2,6 @@ import { Forbidden, generateTokenSecret, hashToken, RowMemo, readBool, readTime 
 import {
   deleteToken,
   findTokenOwner,
-  groupPermissionsOf,
   insertToken,
   listTokens,
   type TokenRow,
@@ -99,8 +98,7 @@ export async function authenticate(
   if (secret === "") return undefined;
   const found = await findTokenOwner(database.db, hashToken(secret));
   if (!found) return undefined;
-  const { token, user } = found;
-  const groups = await groupPermissionsOf(database.db, user.id);
+  const { token, user, groups } = found;
   const kept = tokenCallers.get([token, user, groups], rootUrl.href, () => ({
     caller: Object.freeze({
       user,

@@ -51,6 +51,102 @@ forEachInventory("inventory API: hardware list pages and search", (inventory) =>
       }
   });
 
+  test("lists sorted by a related row's name follow that name, then the id; assets with none come first ascending", async () => {
+    // Models share names (the id decides between their assets), some assets have no location, and
+    // holders are of every type, so each way PostgreSQL reads such a page (services/assets.ts
+    // relationPage: name by name, the assets without one as a group of their own) is exercised.
+    const model = (name: string, extra: Record<string, unknown> = {}) =>
+      created("/models", { name, category_id: f.categoryId, manufacturer_id: f.manufacturerId, ...extra });
+    const models = [
+      await model("RelKilo", { model_number: "RelN2" }),
+      await model("RelAlpha"),
+      await model("RelKilo"),
+    ];
+    const places = [
+      await created("/locations", { name: "RelPlace" }),
+      await created("/locations", { name: "RelBase" }),
+      await created("/locations", { name: "RelPier" }),
+    ];
+    const label = await created("/statuslabels", { name: "RelLabel", type: "deployable" });
+    const person = await created("/users", {
+      first_name: "RelFirst",
+      last_name: "RelLast",
+      username: "reluser",
+      password: "password123",
+      password_confirmation: "password123",
+    });
+    const ids: number[] = [];
+    for (let i = 0; i < 9; i++)
+      ids.push(
+        await createAsset(inventory, f, `REL-${i}`, {
+          name: `RelAsset${i % 4}`,
+          order_number: "RELSORT",
+          model_id: models[i % 3],
+          status_id: i % 4 === 0 ? label : f.deployable,
+          ...(i % 3 === 2 ? {} : { rtd_location_id: places[i % 3], location_id: places[(i + 1) % 3] }),
+        }),
+      );
+    await createAsset(inventory, f, "REL-ARC", { order_number: "RELSORT", status_id: f.archived });
+    for (const [i, body] of [
+      [1, { checkout_to_type: "user", assigned_user: person }],
+      [4, { checkout_to_type: "location", assigned_location: places[1] }],
+      [6, { checkout_to_type: "asset", assigned_asset: ids[0] }],
+      [7, { checkout_to_type: "location", assigned_location: places[2] }],
+    ] as const)
+      assert.equal(
+        (await call<Envelope>("POST", `/hardware/${ids[i]}/checkout`, body)).body.status,
+        "success",
+      );
+
+    type Shown = { id: number } & Record<string, { name?: string } | string | null>;
+    const named = (value: { name?: string } | string | null | undefined) =>
+      value === null || value === undefined ? null : typeof value === "string" ? value : (value.name ?? null);
+    const keyOf: Record<string, (row: Shown) => string | null> = {
+      model: (row) => named(row.model),
+      model_number: (row) => named(row.model_number),
+      category: (row) => named(row.category),
+      manufacturer: (row) => named(row.manufacturer),
+      company: (row) => named(row.company),
+      location: (row) => named(row.location),
+      rtd_location: (row) => named(row.rtd_location),
+      status_label: (row) => named(row.status_label),
+      supplier: (row) => named(row.supplier),
+      assigned_to: (row) => named(row.assigned_to),
+    };
+    const list = async (query: string) =>
+      (await call<List<Shown>>("GET", `/hardware?order_number=RELSORT&${query}`)).body;
+    for (const [sort, key] of Object.entries(keyOf))
+      for (const order of ["asc", "desc"] as const) {
+        const whole = await list(`sort=${sort}&order=${order}`);
+        assert.equal(whole.total, ids.length, `${sort}: the archived asset stays hidden`);
+        const sign = order === "asc" ? 1 : -1;
+        const expected = [...whole.rows].sort((a, b) => {
+          const [x, y] = [key(a), key(b)];
+          if (x !== y) return x === null ? -sign : y === null ? sign : x < y ? -sign : sign;
+          return (a.id - b.id) * sign;
+        });
+        assert.deepEqual(
+          whole.rows.map((row) => row.id),
+          expected.map((row) => row.id),
+          `sort=${sort}&order=${order}`,
+        );
+        for (const offset of [0, 2, 5, 8]) {
+          const page = await list(`sort=${sort}&order=${order}&limit=2&offset=${offset}`);
+          assert.deepEqual(
+            page.rows.map((row) => row.id),
+            expected.slice(offset, offset + 2).map((row) => row.id),
+            `sort=${sort}&order=${order}&offset=${offset}`,
+          );
+        }
+        const labelled = await list(`sort=${sort}&order=${order}&status_id=${label}`);
+        assert.deepEqual(
+          labelled.rows.map((row) => row.id),
+          expected.filter((row) => named(row.status_label) === "RelLabel").map((row) => row.id),
+          `sort=${sort}&order=${order}&status_id=`,
+        );
+      }
+  });
+
   test("search finds assets by their own text and by every related name", async () => {
     const model = await created("/models", {
       name: "SrcModelName",
