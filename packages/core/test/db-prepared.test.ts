@@ -4,7 +4,7 @@
 // never handed out once one of its rows changed.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Generated, Kysely } from "kysely";
+import { type Generated, type Kysely, sql } from "kysely";
 import {
   addIdColumn,
   createDb,
@@ -14,6 +14,7 @@ import {
   prepared,
   RowMemo,
 } from "../src/db/index.ts";
+import { KEPT_ROWS } from "../src/db/prepared.ts";
 import { sideColumn, sideTable } from "../src/db/read-batch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
 
@@ -218,5 +219,40 @@ forEachDatabase("prepared queries", (database) => {
       );
     });
     assert.deepEqual(await keptRows(db, colours("saw")), [{ colour: "white" }]);
+  });
+
+  test("past KEPT_ROWS, keptRows lets the least recently used results go, and a write still ends them all", async () => {
+    // Results of `size` rows each, `numbers(size, n)` one per n: counting from n up.
+    const numbers = (size: number, n: number) =>
+      db
+        .withRecursive("counted(n)", (qb) =>
+          qb.selectNoFrom(sql<number>`cast(${n} as integer)`.as("n")).unionAll((more) =>
+            more
+              .selectFrom("counted")
+              .select(sql<number>`n + 1`.as("n"))
+              .where("n", "<", n + size - 1),
+          ),
+        )
+        .selectFrom("counted")
+        .select("n");
+    const size = KEPT_ROWS / 4;
+    const sqlite = handle.dialect === "sqlite";
+    const first = await keptRows(db, numbers(size, 0));
+    assert.equal(first.length, size);
+    const second = await keptRows(db, numbers(size, 1));
+    await keptRows(db, numbers(size, 2));
+    assert.equal((await keptRows(db, numbers(size, 0))) === first, sqlite, "used again: now the most recent");
+    await keptRows(db, numbers(size, 3));
+    assert.equal((await keptRows(db, numbers(size, 0))) === first, sqlite, "the most recent stays");
+    assert.notEqual(await keptRows(db, numbers(size, 1)), second, "the least recently used went");
+    const all = await keptRows(db, numbers(KEPT_ROWS, 4));
+    assert.notEqual(
+      await keptRows(db, numbers(KEPT_ROWS, 4)),
+      all,
+      "a result larger than all kept is not kept",
+    );
+    assert.equal((await keptRows(db, numbers(size, 0))) === first, sqlite, "nor does it push the others out");
+    await db.insertInto("tool").values({ name: "chisel", colour: "grey" }).execute();
+    assert.notEqual(await keptRows(db, numbers(size, 0)), first, "a write ends them all");
   });
 });
