@@ -107,6 +107,7 @@ const SORTED = [
   "status_label",
   "assigned_to",
 ];
+const timed = new Set(["created_at", "updated_at", "last_checkout"]);
 const orderFree = new Set(["id", "asset_tag", "purchase_date", "purchase_cost", "created_at", "updated_at"]);
 const ADMIN = { username: "bench-admin", password: "bench-password", email: "bench-admin@example.com" };
 
@@ -278,8 +279,10 @@ function scenariosOf(seeded: Seeded, base: string, token: string, databaseUrl: s
     return rows.every((row, i) => {
       if (i === 0) return true;
       const [before, key] = [sortKey(rows[i - 1], column), sortKey(row, column)];
-      const compared = before === key ? Number(rows[i - 1].id) - Number(row.id) : before < key ? -1 : 1;
-      return compared * direction < 0;
+      // Times show whole seconds: assets written in the same second (h) are in their stored order.
+      if (before === key)
+        return timed.has(column) || (Number(rows[i - 1].id) - Number(row.id)) * direction < 0;
+      return (before < key ? -1 : 1) * direction < 0;
     });
   };
   return [
