@@ -331,15 +331,23 @@ export async function assetAnswer(
   return body;
 }
 
-// A page of the asset list is kept serialized and encoded too, by its asset objects (as kept
+// A page of the asset list is kept serialized and encoded too, for its asset objects (as kept
 // above, the same objects until a row, the caller's rights or an age changes) and its total:
-// serializing 50 assets was half of a kept page's time (bench/inventory.ts, sorted lists).
-const listAnswers = new RowMemo<Buffer>();
+// serializing 50 assets was half of a kept page's time (bench/inventory.ts, sorted lists). It is
+// found by the first object and holds them all to compare: a memo keyed by all 50 (a chain of 50
+// WeakMaps a page) made the garbage collector's full pauses longer.
+const listAnswers = new RowMemo<{ assets: readonly object[]; body: Buffer }>();
 
 /** A page of asset objects (from presentAssets) and the total as the list's JSON answer's bytes. */
 export function assetListAnswer(total: number, assets: readonly object[]): Buffer {
-  const answer = () => Buffer.from(JSON.stringify({ total, rows: assets }));
-  return assets.length === 0 ? answer() : listAnswers.get(assets, String(total), answer);
+  if (assets.length === 0) return Buffer.from(JSON.stringify({ total, rows: assets }));
+  const key = String(total);
+  const kept = listAnswers.find([assets[0]], key);
+  if (kept?.assets.length === assets.length && kept.assets.every((asset, i) => asset === assets[i]))
+    return kept.body;
+  const body = Buffer.from(JSON.stringify({ total, rows: assets }));
+  listAnswers.keep([assets[0]], key, { assets, body });
+  return body;
 }
 
 /** Asset objects for a page of rows. */
