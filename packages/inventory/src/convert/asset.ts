@@ -334,8 +334,8 @@ export async function assetAnswer(
 // A page of the asset list is kept serialized and encoded too, for its asset objects (as kept
 // above, the same objects until a row, the caller's rights or an age changes) and its total:
 // serializing 50 assets was half of a kept page's time (bench/inventory.ts, sorted lists). It is
-// found by the first object and holds them all to compare: a memo keyed by all 50 (a chain of 50
-// WeakMaps a page) made the garbage collector's full pauses longer.
+// found by the first object and holds them all to compare: one weak entry a page, where keying it
+// by all 50 made a chain of 50 WeakMaps a page for the garbage collector to trace.
 const listAnswers = new RowMemo<{ assets: readonly object[]; body: Buffer }>();
 
 /** A page of asset objects (from presentAssets) and the total as the list's JSON answer's bytes. */
