@@ -245,15 +245,19 @@ export function headerObject(lines: string[]): Record<string, string> {
 }
 
 /**
- * Asks for every tenth path (the first included) once and checks the answer, so that an error
- * path or a page the caller may not see is never what gets measured.
+ * Asks for every tenth path (the first included; every `step`-th when given) once and checks the
+ * answer, so that an error path or a page the caller may not see is never what gets measured.
  */
-export async function checkTarget(target: Target, check: (body: unknown) => boolean): Promise<void> {
+export async function checkTarget(
+  target: Target,
+  check: (body: unknown, path: string) => boolean,
+  step = 10,
+): Promise<void> {
   const headers = headerObject(target.headers);
-  for (let i = 0; i < target.paths.length; i += 10) {
+  for (let i = 0; i < target.paths.length; i += step) {
     const response = await fetch(`${target.base}${target.paths[i]}`, { headers });
     const text = await response.text();
-    if (response.status !== 200 || !check(JSON.parse(text)))
+    if (response.status !== 200 || !check(JSON.parse(text), target.paths[i]))
       throw new Error(`${target.paths[i]} answers ${response.status} ${text.slice(0, 300)}`);
   }
 }

@@ -99,12 +99,19 @@ export function prepared<Tables, Row, Args extends (string | number)[]>(
   };
 }
 
-/** Rows kept in all by keptRows per connection; beyond them, the kept results start over. */
-const KEPT_ROWS = 20_000;
+/**
+ * Rows kept in all by keptRows per connection (a result counts its rows and one more); beyond
+ * them, the least recently used results go. It holds what bench/inventory.ts asks of 100,000
+ * assets: the first page and count of each of 1,000 models, 200 locations, the labels and the
+ * sorts, ~70,000 rows, where 20,000 that started over when full kept few of them (a model's list
+ * was read, rendered and serialized again for most requests).
+ */
+export const KEPT_ROWS = 100_000;
 
 interface KeptState {
   generation: unknown;
   rows: number;
+  /** In the order of their last use, the least recent first. */
   results: Map<string, readonly unknown[]>;
 }
 
@@ -177,7 +184,7 @@ function generationToken(db: object, generation: unknown): object {
  * changed (keptGeneration: on SQLite any write by this process or commit by another, on PostgreSQL
  * any commit on the server), so a list asked again over unchanged data costs its compilation and a
  * map lookup (and on PostgreSQL one short statement a turn). The rows come back frozen, on both
- * databases.
+ * databases. Past KEPT_ROWS, the results used least recently are let go.
  */
 export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Promise<readonly Row[]> {
   const compiled = query.compile();
@@ -185,20 +192,32 @@ export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Prom
   if (kept === undefined) return frozen((await db.executeQuery<Row>(compiled)).rows);
   const { generation } = kept;
   let state = keptStates.get(db);
-  if (state === undefined || state.generation !== generation || state.rows > KEPT_ROWS) {
+  if (state === undefined || state.generation !== generation) {
     state = { generation, rows: 0, results: new Map() };
     keptStates.set(db, state);
   }
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-  const found = state.results.get(key) as readonly Row[] | undefined;
-  if (found !== undefined) return found;
+  const results = state.results;
+  const found = results.get(key) as readonly Row[] | undefined;
+  if (found !== undefined) {
+    // Moved last: the map's order is the order of use.
+    results.delete(key);
+    results.set(key, found);
+    return found;
+  }
   const rows = frozen((await db.executeQuery<Row>(compiled)).rows);
   // A change seen between the look-up and the read (another request's write, while this one
   // awaited) makes the rows newer than the generation they would be kept under: they are answered,
-  // not kept.
-  if (kept.latest() === generation) {
+  // not kept. Nor is a result larger than all that may be kept: it would only push out all the
+  // others.
+  if (kept.latest() === generation && rows.length < KEPT_ROWS && !results.has(key)) {
     state.rows += rows.length + 1;
-    state.results.set(key, rows);
+    results.set(key, rows);
+    for (const [oldest, old] of results) {
+      if (state.rows <= KEPT_ROWS) break;
+      results.delete(oldest);
+      state.rows -= old.length + 1;
+    }
   }
   return rows;
 }

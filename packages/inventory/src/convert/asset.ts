@@ -302,7 +302,7 @@ export function availableForCheckout(row: Row, label: Row | undefined): boolean 
   );
 }
 
-function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unknown> {
+function present(row: Row, loaded: Loaded, caller: Caller, now: number): Record<string, unknown> {
   const model = loaded.models.get(Number(row.model_id));
   const label = loaded.labels.get(Number(row.status_id));
   const assigned = row.assigned_to !== null && row.assigned_to !== undefined;
@@ -352,7 +352,7 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
     next_audit_date: date(row.next_audit_date as string | null),
     deleted_at: datetime(row.deleted_at as string | null),
     purchase_date: date(purchased),
-    age: age(purchased),
+    age: age(purchased, new Date(now)),
     last_checkout: datetime(row.last_checkout as string | null),
     last_checkin: datetime(row.last_checkin as string | null),
     expected_checkin: date(row.expected_checkin as string | null),
@@ -384,15 +384,32 @@ function present(row: Row, loaded: Loaded, caller: Caller): Record<string, unkno
  */
 const shownAssets = new RowMemo<Record<string, unknown>>();
 
+const DAY_MS = 86_400_000;
+
 /**
- * What an asset object depends on beyond the rows: what the caller may do and see, the URL images
- * are under, the components asked for, and the time (`age` counts from now: kept a minute at most).
+ * What of the time an asset object depends on: its `age`, counted from midnight UTC of its
+ * purchase day in seconds rounded (format.ts forHumans). A day or more away it is in units of
+ * whole days, so it reads the same from half a second before midnight to half a second before
+ * the next for a past day, half a second after for a future one: the key is that day. Nearer, it
+ * counts hours, minutes or seconds: the key is the rounded second. Without a purchase date, it
+ * never changes. A key per minute for every asset made each kept page render again every minute
+ * (1,000 pages of a model list, bench/inventory.ts), and was a minute late for seconds.
  */
-function shownKey(caller: Caller, options: PresentOptions): string {
-  return `${answerKey(caller, options)}|${new Date().toISOString().slice(0, 16)}`;
+export function ageKey(row: Row, now: number): string {
+  const then = Date.parse(`${String(row.purchase_date ?? "").slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(then)) return "";
+  // Days since 1970 (a past day's and a future one's never meet for one purchase day); seconds.
+  const sinceMidnight = Math.floor((now + 500) / DAY_MS);
+  if (then <= (sinceMidnight - 1) * DAY_MS) return `d${sinceMidnight}`;
+  const untilMidnight = Math.floor((now - 500) / DAY_MS);
+  if (then >= (untilMidnight + 2) * DAY_MS) return `d${untilMidnight}`;
+  return `s${Math.round(now / 1000)}`;
 }
 
-/** shownKey but the time. */
+/**
+ * What an asset object depends on beyond the rows: what the caller may do and see, the URL images
+ * are under, the components asked for; with ageKey, the time.
+ */
 function answerKey(caller: Caller, options: PresentOptions): string {
   const allowed = ["checkout", "checkin", "create", "delete", "edit", "audit"].map((permission) =>
     can(caller, `assets.${permission}`) ? 1 : 0,
@@ -403,8 +420,8 @@ function answerKey(caller: Caller, options: PresentOptions): string {
 // One asset's answer (GET /hardware/{id}, /hardware/bytag/{tag}) is also kept serialized and
 // encoded, as the forge keeps a repository's: rendering was not all of a kept asset's cost,
 // serializing its object for every request was the larger part. Kept per row object as above,
-// one per key: a new minute replaces the answer rather than adding one.
-const assetAnswers = new RowMemo<{ minute: string; body: Buffer }>();
+// one per key: a new ageKey replaces the answer rather than adding one.
+const assetAnswers = new RowMemo<{ age: string; body: Buffer }>();
 
 /** One asset as its JSON answer's bytes. */
 export async function assetAnswer(
@@ -414,12 +431,31 @@ export async function assetAnswer(
   options: PresentOptions = {},
 ): Promise<Buffer> {
   const key = answerKey(caller, options);
-  const minute = new Date().toISOString().slice(0, 16);
+  const age = ageKey(row, Date.now());
   const kept = assetAnswers.find([row], key);
-  if (kept?.minute === minute) return kept.body;
+  if (kept?.age === age) return kept.body;
   const [shown] = await presentAssets(db, caller, [row], options);
   const body = Buffer.from(JSON.stringify(shown));
-  assetAnswers.keep([row], key, { minute, body });
+  assetAnswers.keep([row], key, { age, body });
+  return body;
+}
+
+// A page of the asset list is kept serialized and encoded too, for its asset objects (as kept
+// above, the same objects until a row, the caller's rights or an age changes) and its total:
+// serializing 50 assets was half of a kept page's time (bench/inventory.ts, sorted lists). It is
+// found by the first object and holds them all to compare: one weak entry a page, where keying it
+// by all 50 made a chain of 50 WeakMaps a page for the garbage collector to trace.
+const listAnswers = new RowMemo<{ assets: readonly object[]; body: Buffer }>();
+
+/** A page of asset objects (from presentAssets) and the total as the list's JSON answer's bytes. */
+export function assetListAnswer(total: number, assets: readonly object[]): Buffer {
+  if (assets.length === 0) return Buffer.from(JSON.stringify({ total, rows: assets }));
+  const key = String(total);
+  const kept = listAnswers.find([assets[0]], key);
+  if (kept?.assets.length === assets.length && kept.assets.every((asset, i) => asset === assets[i]))
+    return kept.body;
+  const body = Buffer.from(JSON.stringify({ total, rows: assets }));
+  listAnswers.keep([assets[0]], key, { assets, body });
   return body;
 }
 
@@ -430,8 +466,10 @@ export async function presentAssets(
   rows: Row[],
   options: PresentOptions = {},
 ) {
-  const key = shownKey(caller, options);
-  const kept = rows.map((row) => shownAssets.find([row], key));
+  const shown = answerKey(caller, options);
+  const now = Date.now();
+  const keys = rows.map((row) => `${shown}|${ageKey(row, now)}`);
+  const kept = rows.map((row, i) => shownAssets.find([row], keys[i]));
   if (kept.every((shown) => shown !== undefined)) return kept as Record<string, unknown>[];
   const [loaded, components] = await Promise.all([
     load(db, rows),
@@ -441,9 +479,9 @@ export async function presentAssets(
     const fieldset = loaded.models.get(modelId)?.fieldset_id;
     return fieldset === null || fieldset === undefined ? null : Number(fieldset);
   });
-  return rows.map((row) => {
-    const shown = Object.freeze(present(row, { ...loaded, components, customFields }, caller));
-    shownAssets.keep([row], key, shown);
-    return shown;
+  return rows.map((row, i) => {
+    const asset = Object.freeze(present(row, { ...loaded, components, customFields }, caller, now));
+    shownAssets.keep([row], keys[i], asset);
+    return asset;
   });
 }

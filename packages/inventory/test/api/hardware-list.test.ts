@@ -221,4 +221,44 @@ forEachInventory("inventory API: hardware list pages and search", (inventory) =>
     ];
     for (const [term, wanted] of expected) assert.deepEqual(await found(term), wanted, term);
   });
+
+  test("a page asked again is the same answer, and any write that changes it shows at once", async () => {
+    // Pages are kept read, rendered and serialized (core's keptRows, convert/asset.ts) until a write.
+    const model = await created("/models", {
+      name: "KeptModel",
+      category_id: await created("/categories", { name: "KeptCategory", category_type: "asset" }),
+    });
+    const first = await createAsset(inventory, f, "KEPT-1", { model_id: model, name: "Kept one" });
+    const page = async () =>
+      (
+        await call<List<Row & { name: string; model: { name: string } }>>(
+          "GET",
+          `/hardware?model_id=${model}`,
+        )
+      ).body;
+    const before = await page();
+    assert.deepEqual(await page(), before);
+    assert.equal(
+      (await call<Envelope>("PATCH", `/hardware/${first}`, { name: "Kept renamed" })).body.status,
+      "success",
+    );
+    assert.deepEqual(
+      (await page()).rows.map((row) => row.name),
+      ["Kept renamed"],
+      "the asset's own write",
+    );
+    assert.equal(
+      (await call<Envelope>("PATCH", `/models/${model}`, { name: "KeptModel renamed" })).body.status,
+      "success",
+    );
+    assert.deepEqual(
+      (await page()).rows.map((row) => row.model.name),
+      ["KeptModel renamed"],
+      "a related row's write",
+    );
+    await createAsset(inventory, f, "KEPT-2", { model_id: model });
+    const after = await page();
+    assert.equal(after.total, 2, "a new asset counts");
+    assert.deepEqual(after.rows.map((row) => row.asset_tag).sort(), ["KEPT-1", "KEPT-2"]);
+  });
 });

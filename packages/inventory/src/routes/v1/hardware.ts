@@ -1,7 +1,7 @@
 import { type AnyKysely, Invalid, NotFound } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { assetAnswer, presentAssets } from "../../convert/asset.ts";
+import { assetAnswer, assetListAnswer, presentAssets } from "../../convert/asset.ts";
 import type { Row } from "../../repositories/records.ts";
 import { ASSET_NOT_FOUND, assets, toDay } from "../../resources/assets.ts";
 import { assetHistory } from "../../services/activity-report.ts";
@@ -212,11 +212,20 @@ export function registerHardware(context: ApiContext): void {
     total: rows.length,
     rows: await presentAssets(db(), caller, rows, shown(request)),
   });
+  /** A page of listAssets, its headers set by sendList, its body kept serialized (assetListAnswer). */
+  const sendAssets = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: Awaited<ReturnType<typeof listAssets>>,
+  ) => {
+    const { total, rows } = sendList(request, reply, page.params, page);
+    return reply.type("application/json; charset=utf-8").send(assetListAnswer(total, rows as object[]));
+  };
 
   app.get("/hardware", { schema: { tags, querystring: HardwareListQuery } }, async (request, reply) => {
     const caller = authorized(request, "assets.view");
     const page = await listAssets(database, caller, request.query as Record<string, unknown>);
-    return sendList(request, reply, page.params, page);
+    return sendAssets(request, reply, page);
   });
 
   for (const kind of ["audits", "audit", "checkins"] as const)
@@ -230,7 +239,7 @@ export function registerHardware(context: ApiContext): void {
           const page = await listAssets(database, caller, request.query as Record<string, unknown>, {
             narrow,
           });
-          return sendList(request, reply, page.params, page);
+          return sendAssets(request, reply, page);
         },
       );
     }
