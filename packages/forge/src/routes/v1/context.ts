@@ -100,11 +100,12 @@ export const ANONYMOUS = Object.freeze({});
 
 /**
  * A rendered page, serialized and encoded (sending a string encodes it again on every request,
- * most of what sending a kept page cost), and its total (for X-Total-Count and Link).
+ * most of what sending a kept page cost), and its X-Total-Count and Link headers (building a deep
+ * page's four links anew cost a fifth of a kept page's time: page 1,000 ran at 0.79x page 1).
  */
 export interface KeptPage {
   body: Buffer;
-  total: number;
+  headers: Record<string, string>;
 }
 
 // Pages are big (a page of issues is ~50 KB) and the rows they hang on may stay for long while
@@ -156,11 +157,14 @@ export async function sendKeptPage(
   let kept = chain && memo.find(chain, fullKey);
   if (kept === undefined) {
     const page = await read();
-    kept = { body: Buffer.from(JSON.stringify(page.rows)), total: page.total };
+    kept = {
+      body: Buffer.from(JSON.stringify(page.rows)),
+      headers: paginationHeaders(request.publicUrl, window, page.total),
+    };
     if (since && chain && isLatestGeneration(database.db, since) && roomFor(since, kept.body.length))
       memo.keep(chain, fullKey, kept);
   }
-  reply.headers(paginationHeaders(request.publicUrl, window, kept.total));
+  reply.headers(kept.headers);
   return reply.type("application/json; charset=utf-8").send(kept.body);
 }
 
