@@ -127,22 +127,20 @@ export function registerPostgresRoot(db: object, watch: SnapshotWatch): void {
 }
 
 /**
- * What results read now may be kept under, and how to tell later whether they still hold: on
- * SQLite the connection's generation (read-batch.ts), on PostgreSQL the token of the database's
- * snapshot (snapshot-watch.ts). Undefined inside a transaction, or while PostgreSQL's checks pause:
- * then nothing is kept.
+ * The generation results read now may be kept under: on SQLite the connection's (read-batch.ts),
+ * on PostgreSQL the token of the database's snapshot (snapshot-watch.ts). Undefined inside a
+ * transaction, or while PostgreSQL's checks pause: then nothing is kept.
  */
-async function keptGeneration(
-  db: object,
-): Promise<{ generation: unknown; latest: () => unknown } | undefined> {
+async function keptGeneration(db: object): Promise<unknown> {
   const connection = directConnections.get(db);
-  if (connection !== undefined) {
-    if (!connection.batch.enter()) return undefined;
-    return { generation: connection.batch.generation, latest: () => connection.batch.generation };
-  }
-  const watch = snapshotWatches.get(db);
-  const token = await watch?.current();
-  return token && watch && { generation: token, latest: () => watch.latest };
+  if (connection === undefined) return snapshotWatches.get(db)?.current();
+  return connection.batch.enter() ? connection.batch.generation : undefined;
+}
+
+/** The generation last seen, with no new check: a value read under another must not be kept. */
+function latestGeneration(db: object): unknown {
+  const connection = directConnections.get(db);
+  return connection ? connection.batch.generation : snapshotWatches.get(db)?.latest;
 }
 
 /**
@@ -151,8 +149,8 @@ async function keptGeneration(
  * undefined when nothing can be kept (inside a transaction, or while PostgreSQL's checks pause).
  */
 export async function databaseGeneration(db: object): Promise<object | undefined> {
-  const kept = await keptGeneration(db);
-  return kept && generationToken(db, kept.generation);
+  const generation = await keptGeneration(db);
+  return generation === undefined ? undefined : generationToken(db, generation);
 }
 
 /**
@@ -160,8 +158,7 @@ export async function databaseGeneration(db: object): Promise<object | undefined
  * check: what a value computed after it was taken may be kept under.
  */
 export function isLatestGeneration(db: object, token: object): boolean {
-  const connection = directConnections.get(db);
-  const latest = connection ? connection.batch.generation : snapshotWatches.get(db)?.latest;
+  const latest = latestGeneration(db);
   return latest !== undefined && generationToken(db, latest) === token;
 }
 
@@ -188,9 +185,8 @@ function generationToken(db: object, generation: unknown): object {
  */
 export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Promise<readonly Row[]> {
   const compiled = query.compile();
-  const kept = await keptGeneration(db);
-  if (kept === undefined) return frozen((await db.executeQuery<Row>(compiled)).rows);
-  const { generation } = kept;
+  const generation = await keptGeneration(db);
+  if (generation === undefined) return frozen((await db.executeQuery<Row>(compiled)).rows);
   let state = keptStates.get(db);
   if (state === undefined || state.generation !== generation) {
     state = { generation, rows: 0, results: new Map() };
@@ -210,7 +206,7 @@ export async function keptRows<Row>(db: AnyKysely, query: Compilable<Row>): Prom
   // awaited) makes the rows newer than the generation they would be kept under: they are answered,
   // not kept. Nor is a result larger than all that may be kept: it would only push out all the
   // others.
-  if (kept.latest() === generation && rows.length < KEPT_ROWS && !results.has(key)) {
+  if (latestGeneration(db) === generation && rows.length < KEPT_ROWS && !results.has(key)) {
     state.rows += rows.length + 1;
     results.set(key, rows);
     for (const [oldest, old] of results) {
