@@ -193,20 +193,30 @@ function labelGroups(
     const ids = idsOf(asked);
     return ids && ids.length > 0 ? sql<SqlBool>`candidate.group_id in (${sql.join(ids)})` : undefined;
   }
-  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
-  const hides = ![
-    "rtd",
-    "deployed",
-    "pending",
-    "undeployable",
-    "archived",
-    "requestable",
-    "byod",
-    "deleted",
-  ].includes(status);
-  return hides && hidden.length > 0
+  return hidesLabels(query, hidden)
     ? sql<SqlBool>`candidate.group_id not in (${sql.join(hidden)})`
     : undefined;
+}
+
+/** The `status=` values the list filters by (refineList); any other shows every label's assets. */
+const STATUS_FILTERS = [
+  "rtd",
+  "deployed",
+  "pending",
+  "undeployable",
+  "archived",
+  "requestable",
+  "byod",
+  "deleted",
+];
+
+/**
+ * Whether the list leaves out the assets of the hidden (archived) labels: unless a status or a
+ * label is asked for (Snipe-IT's show_archived_in_list, default off).
+ */
+function hidesLabels(query: Record<string, unknown>, hidden: readonly number[]): boolean {
+  const status = typeof query.status === "string" ? query.status.toLowerCase() : "";
+  return hidden.length > 0 && !STATUS_FILTERS.includes(status) && strings(query.status_id).length === 0;
 }
 
 /**
@@ -495,9 +505,7 @@ function refineList(
   else if (status === "requestable")
     q = q.where("assets.requestable", "=", true).where((eb) => labelled(eb, "deployable"));
   else if (status === "byod") q = q.where("assets.byod", "=", true);
-  else if (status !== "deleted" && strings(query.status_id).length === 0 && hiddenLabels.length > 0)
-    // Archived assets only show when asked for (setting show_archived_in_list, default off).
-    q = q.where("assets.status_id", "not in", hiddenLabels);
+  else if (hidesLabels(query, hiddenLabels)) q = q.where("assets.status_id", "not in", hiddenLabels);
 
   const { params, dialect, filter } = search;
   if (filter) {
