@@ -100,7 +100,9 @@ const NAMED = [
   "holder_asset",
 ];
 
+const NAME = sql`related.name`;
 const FULL_NAME = sql`trim(related.first_name || ' ' || coalesce(related.last_name, ''))`;
+const ASSET_NAME = sql`coalesce(nullif(related.name, ''), related.asset_tag)`;
 
 async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
   const models = ids(rows, "model_id");
@@ -108,58 +110,51 @@ async function load(db: AnyKysely, rows: Row[]): Promise<Loaded> {
     sql`(select m.${sql.ref(column)} from models as m where m.id in (${sql.join(models)}))`;
   const selects = [
     models.length > 0 &&
-      lookup(db, "model", "models", models, sql`related.name`, {
+      lookup(db, "model", "models", models, NAME, {
         t1: sql`related.model_number`,
         n1: sql`related.category_id`,
         n2: sql`related.manufacturer_id`,
         n3: sql`related.eol`,
         n4: sql`related.fieldset_id`,
       }),
-    models.length > 0 && lookup(db, "category", "categories", ofModels("category_id"), sql`related.name`),
-    models.length > 0 &&
-      lookup(db, "manufacturer", "manufacturers", ofModels("manufacturer_id"), sql`related.name`),
+    models.length > 0 && lookup(db, "category", "categories", ofModels("category_id"), NAME),
+    models.length > 0 && lookup(db, "manufacturer", "manufacturers", ofModels("manufacturer_id"), NAME),
     ...(
       [
-        ["label", "status_labels", ids(rows, "status_id")],
-        ["user", "users", holderIds(rows, "user")],
-        ["supplier", "suppliers", ids(rows, "supplier_id")],
-        ["company", "companies", ids(rows, "company_id")],
+        [
+          "label",
+          "status_labels",
+          ids(rows, "status_id"),
+          NAME,
+          { b1: sql`related.deployable`, b2: sql`related.pending`, b3: sql`related.archived` },
+        ],
+        [
+          "user",
+          "users",
+          holderIds(rows, "user"),
+          sql`related.first_name`,
+          {
+            t1: sql`related.username`,
+            t2: sql`related.last_name`,
+            t3: sql`related.email`,
+            t4: sql`related.employee_num`,
+          },
+        ],
+        ["supplier", "suppliers", ids(rows, "supplier_id"), NAME],
+        ["company", "companies", ids(rows, "company_id"), NAME],
         [
           "location",
           "locations",
           [...new Set([...ids(rows, "location_id"), ...ids(rows, "rtd_location_id")])],
+          NAME,
         ],
-        ["created_by", "users", ids(rows, "created_by")],
-        ["holder_location", "locations", holderIds(rows, "location")],
-        ["holder_asset", "assets", holderIds(rows, "asset")],
-      ] as const
+        ["created_by", "users", ids(rows, "created_by"), FULL_NAME],
+        ["holder_location", "locations", holderIds(rows, "location"), NAME],
+        ["holder_asset", "assets", holderIds(rows, "asset"), ASSET_NAME],
+      ] as [string, string, number[], Expression<unknown>, Partial<Record<Slot, Expression<unknown>>>?][]
     ).map(
-      ([kind, table, wanted]) =>
-        wanted.length > 0 &&
-        (kind === "label"
-          ? lookup(db, kind, table, wanted, sql`related.name`, {
-              b1: sql`related.deployable`,
-              b2: sql`related.pending`,
-              b3: sql`related.archived`,
-            })
-          : kind === "user"
-            ? lookup(db, kind, table, wanted, sql`related.first_name`, {
-                t1: sql`related.username`,
-                t2: sql`related.last_name`,
-                t3: sql`related.email`,
-                t4: sql`related.employee_num`,
-              })
-            : lookup(
-                db,
-                kind,
-                table,
-                wanted,
-                table === "users"
-                  ? FULL_NAME
-                  : table === "assets"
-                    ? sql`coalesce(nullif(related.name, ''), related.asset_tag)`
-                    : sql`related.name`,
-              )),
+      ([kind, table, wanted, name, slots]) =>
+        wanted.length > 0 && lookup(db, kind, table, wanted, name, slots),
     ),
   ].filter((select) => select !== false);
   const names: Record<string, Map<number, string>> = Object.fromEntries(
