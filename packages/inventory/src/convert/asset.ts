@@ -371,14 +371,6 @@ function present(row: Row, loaded: Loaded, caller: Caller, now: number): Record<
   };
 }
 
-/**
- * Asset objects shown before, by row object (core's RowMemo). On SQLite a row read through
- * keptRows is the same object until a write, so while it is, everything the object was made from
- * (its model, label, holder, names, custom values) is unchanged too, and a page or an asset asked
- * again skips its look-ups and formatting.
- */
-const shownAssets = new RowMemo<Record<string, unknown>>();
-
 const DAY_MS = 86_400_000;
 
 /**
@@ -414,7 +406,8 @@ function answerKey(caller: Caller, options: PresentOptions): string {
 
 // One asset's answer (GET /hardware/{id}, /hardware/bytag/{tag}) is also kept serialized and
 // encoded, as the forge keeps a repository's: rendering was not all of a kept asset's cost,
-// serializing its object for every request was the larger part. Kept per row object as above,
+// serializing its object for every request was the larger part. Kept per row object (a row read
+// through keptRows is the same object until a write, and with it all the asset object is made of),
 // one per key: a new ageKey replaces the answer rather than adding one.
 const assetAnswers = new RowMemo<{ age: string; body: Buffer }>();
 
@@ -435,22 +428,33 @@ export async function assetAnswer(
   return body;
 }
 
-// A page of the asset list is kept serialized and encoded too, for its asset objects (as kept
-// above, the same objects until a row, the caller's rights or an age changes) and its total:
-// serializing 50 assets was half of a kept page's time (bench/inventory.ts, sorted lists). It is
-// found by the first object and holds them all to compare: one weak entry a page, where keying it
-// by all 50 made a chain of 50 WeakMaps a page for the garbage collector to trace.
-const listAnswers = new RowMemo<{ assets: readonly object[]; body: Buffer }>();
+// A page of the asset list is kept serialized and encoded too, by its rows: a row read through
+// keptRows is the same object until a write, so while all of a page's are, everything its asset
+// objects are made from (models, labels, holders, names, custom values) is unchanged too. The
+// rendered objects are not kept: a page's answer is all a kept page needs, and 60,000 rendered
+// assets (each a dozen objects: names, dates, actions) were most of what the garbage collector
+// traced (bench/inventory.ts, all lists). It is found by the first row under the total, the last
+// row and the caller's key, and holds all its rows and their ageKeys to compare.
+const listAnswers = new RowMemo<{ rows: readonly Row[]; ages: readonly string[]; body: Buffer }>();
 
-/** A page of asset objects (from presentAssets) and the total as the list's JSON answer's bytes. */
-export function assetListAnswer(total: number, assets: readonly object[]): Buffer {
-  if (assets.length === 0) return Buffer.from(JSON.stringify({ total, rows: assets }));
-  const key = String(total);
-  const kept = listAnswers.find([assets[0]], key);
-  if (kept?.assets.length === assets.length && kept.assets.every((asset, i) => asset === assets[i]))
-    return kept.body;
-  const body = Buffer.from(JSON.stringify({ total, rows: assets }));
-  listAnswers.keep([assets[0]], key, { assets, body });
+/** A page of asset rows and the list's total as the list's JSON answer's bytes. */
+export async function assetListAnswer(
+  db: AnyKysely,
+  caller: Caller,
+  total: number,
+  rows: readonly Row[],
+  options: PresentOptions = {},
+): Promise<Buffer> {
+  if (rows.length === 0) return Buffer.from(JSON.stringify({ total, rows }));
+  const key = `${total}|${rows.length}|${rows[rows.length - 1].id}|${answerKey(caller, options)}`;
+  const now = Date.now();
+  const ages = rows.map((row) => ageKey(row, now));
+  const kept = listAnswers.find([rows[0]], key);
+  if (kept?.rows.every((row, i) => row === rows[i] && kept.ages[i] === ages[i])) return kept.body;
+  const body = Buffer.from(
+    JSON.stringify({ total, rows: await presentAssets(db, caller, [...rows], options) }),
+  );
+  listAnswers.keep([rows[0]], key, { rows, ages, body });
   return body;
 }
 
@@ -461,11 +465,7 @@ export async function presentAssets(
   rows: Row[],
   options: PresentOptions = {},
 ) {
-  const shown = answerKey(caller, options);
   const now = Date.now();
-  const keys = rows.map((row) => `${shown}|${ageKey(row, now)}`);
-  const kept = rows.map((row, i) => shownAssets.find([row], keys[i]));
-  if (kept.every((shown) => shown !== undefined)) return kept as Record<string, unknown>[];
   const [loaded, components] = await Promise.all([
     load(db, rows),
     options.components ? componentsOf(db, [...new Set(rows.map((row) => row.id))]) : undefined,
@@ -474,9 +474,5 @@ export async function presentAssets(
     const fieldset = loaded.models.get(modelId)?.fieldset_id;
     return fieldset === null || fieldset === undefined ? null : Number(fieldset);
   });
-  return rows.map((row, i) => {
-    const asset = Object.freeze(present(row, { ...loaded, components, customFields }, caller, now));
-    shownAssets.keep([row], keys[i], asset);
-    return asset;
-  });
+  return rows.map((row) => present(row, { ...loaded, components, customFields }, caller, now));
 }

@@ -532,11 +532,12 @@ export function withComponents(query: Record<string, unknown>): boolean {
   return query.components === "true";
 }
 
-export async function listAssets(
+/** A page of the asset list as rows, with its total: what listAssets shows, and the list route answers. */
+export async function findAssetPage(
   database: InventoryDatabase,
   caller: Caller,
   query: Record<string, unknown>,
-  scope: AssetListScope = {},
+  scope: Omit<AssetListScope, "present"> = {},
 ) {
   const db = database.db as AnyKysely;
   const custom = await customFieldListing(db, database.dialect, query);
@@ -576,10 +577,21 @@ export async function listAssets(
     },
     params,
   );
+  return { total: page.total, rows: page.rows, params, next: page.next };
+}
+
+export async function listAssets(
+  database: InventoryDatabase,
+  caller: Caller,
+  query: Record<string, unknown>,
+  scope: AssetListScope = {},
+) {
+  const db = database.db as AnyKysely;
+  const page = await findAssetPage(database, caller, query, scope);
   const rows = scope.present
     ? await scope.present(db, caller, page.rows)
     : await presentAssets(db, caller, page.rows, { components: withComponents(query) });
-  return { total: page.total, rows, params, next: page.next };
+  return { ...page, rows };
 }
 
 /** Assets whose audit (or expected check-in) is due soon, overdue, or either (spec §7.1). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type AssetFixture, assetFixture, createAsset, type Envelope, type List } from "../support/assets.ts";
-import { api, forEachInventory } from "../support/inventory.ts";
+import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
 
 // The asset list's query layer as bench/inventory.ts made it: pages past the middle read from the
 // other end (repositories/records.ts), archived labels hidden by their ids, and search matching
@@ -260,5 +260,41 @@ forEachInventory("inventory API: hardware list pages and search", (inventory) =>
     const after = await page();
     assert.equal(after.total, 2, "a new asset counts");
     assert.deepEqual(after.rows.map((row) => row.asset_tag).sort(), ["KEPT-1", "KEPT-2"]);
+  });
+
+  test("a kept page is each caller's own, and pages that share their first asset and total are each their own", async () => {
+    // A kept page is found by its first row (convert/asset.ts assetListAnswer): what it shows must
+    // still follow the caller's rights, and two sorts beginning with the same asset must not answer
+    // each other's page.
+    const model = await created("/models", {
+      name: "SharedStart",
+      category_id: await created("/categories", { name: "SharedStartCategory", category_type: "asset" }),
+    });
+    // Same serial (null first either way), names in opposite orders to the tags.
+    for (const [tag, name] of [["SS-1", "c"], ["SS-2", "b"], ["SS-3", "a"]])
+      await createAsset(inventory, f, tag, { model_id: model, name });
+    const path = (sort: string) => `/hardware?model_id=${model}&sort=${sort}&order=asc&limit=2`;
+    const bySerial = await call<List<Row>>("GET", path("serial"));
+    const byName = await call<List<Row>>("GET", path("name"));
+    assert.deepEqual(tags(bySerial), ["SS-1", "SS-2"]);
+    assert.deepEqual(tags(byName), ["SS-3", "SS-2"]);
+    const byWarranty = await call<List<Row>>("GET", path("warranty_months"));
+    assert.deepEqual(tags(byWarranty), ["SS-1", "SS-2"], "same first row and total as by serial");
+    assert.deepEqual(tags(await call<List<Row>>("GET", path("serial"))), ["SS-1", "SS-2"]);
+    assert.deepEqual(
+      tags(await call<List<Row>>("GET", `/hardware?model_id=${model}&sort=serial&order=asc&limit=3`)),
+      ["SS-1", "SS-2", "SS-3"],
+      "a longer page from the same first row",
+    );
+
+    const viewer = await userWithToken(inventory, "kept-page-viewer", { "assets.view": "1" });
+    type Actions = Row & { available_actions: Record<string, boolean> };
+    const actions = async (token?: string) =>
+      (await api<List<Actions>>(inventory, "GET", path("serial"), { token })).body.rows.map(
+        (row) => row.available_actions.update,
+      );
+    assert.deepEqual(await actions(), [true, true], "the admin may edit");
+    assert.deepEqual(await actions(viewer.token), [false, false], "the viewer may not");
+    assert.deepEqual(await actions(), [true, true], "the admin's page again");
   });
 });

@@ -17,7 +17,7 @@ import {
   deleteAsset,
   dueFilter,
   findAsset,
-  listAssets,
+  findAssetPage,
   type RestoreAnswer,
   restoreAsset,
   withComponents,
@@ -212,20 +212,22 @@ export function registerHardware(context: ApiContext): void {
     total: rows.length,
     rows: await presentAssets(db(), caller, rows, shown(request)),
   });
-  /** A page of listAssets, its headers set by sendList, its body kept serialized (assetListAnswer). */
-  const sendAssets = (
+  /** A page of findAssetPage, its headers set by sendList, its body kept serialized (assetListAnswer). */
+  const sendAssets = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    page: Awaited<ReturnType<typeof listAssets>>,
+    caller: Caller,
+    page: Awaited<ReturnType<typeof findAssetPage>>,
   ) => {
     const { total, rows } = sendList(request, reply, page.params, page);
-    return reply.type("application/json; charset=utf-8").send(assetListAnswer(total, rows as object[]));
+    const body = await assetListAnswer(db(), caller, total, rows as Row[], shown(request));
+    return reply.type("application/json; charset=utf-8").send(body);
   };
 
   app.get("/hardware", { schema: { tags, querystring: HardwareListQuery } }, async (request, reply) => {
     const caller = authorized(request, "assets.view");
-    const page = await listAssets(database, caller, request.query as Record<string, unknown>);
-    return sendAssets(request, reply, page);
+    const page = await findAssetPage(database, caller, request.query as Record<string, unknown>);
+    return sendAssets(request, reply, caller, page);
   });
 
   for (const kind of ["audits", "audit", "checkins"] as const)
@@ -236,10 +238,10 @@ export function registerHardware(context: ApiContext): void {
         { schema: { tags, querystring: HardwareListQuery } },
         async (request, reply) => {
           const caller = authorized(request, "assets.view");
-          const page = await listAssets(database, caller, request.query as Record<string, unknown>, {
+          const page = await findAssetPage(database, caller, request.query as Record<string, unknown>, {
             narrow,
           });
-          return sendAssets(request, reply, page);
+          return sendAssets(request, reply, caller, page);
         },
       );
     }
