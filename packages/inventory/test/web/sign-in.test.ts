@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_SESSION_LIMITS } from "@anvil/core";
-import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/testing";
+import {
+  assertAccessible,
+  horizontalOverflow,
+  serviceConfig,
+  startApp,
+  useBrowser,
+} from "@anvil/core/testing";
+import { createApp } from "../../src/index.ts";
 import { api, forEachInventory, type InventoryState } from "../support/inventory.ts";
 import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts";
 
@@ -244,6 +251,53 @@ forEachInventory(
       const body = (await allowed.json()) as { status: string; payload: { name: string } };
       assert.equal(body.status, "success");
       assert.equal(body.payload.name, "Acme");
+    });
+
+    test("another process on the same database honours the session; its cookie is Secure behind TLS", async () => {
+      const second = await startApp(({ dataDir }) =>
+        createApp(serviceConfig(dataDir, inventory.database.url, { trustProxy: true }), {
+          apiThrottlePerMinute: 0,
+        }),
+      );
+      try {
+        const page = await browser.current.newPage();
+        await signIn(page, inventory.url, "admin", "adminpassword");
+        const session = (await sessionCookie(page)).value;
+        assert.equal((await withCookie(second.url, "/api/v1/hardware", session)).status, 200);
+        await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Logout" }).click()]);
+        assert.equal((await withCookie(second.url, "/api/v1/hardware", session)).status, 401);
+
+        // Behind a TLS proxy (X-Forwarded-Proto from a trusted proxy), every cookie is Secure.
+        const tls = { "x-forwarded-proto": "https" };
+        const form = await fetch(`${second.url}/login`, { headers: tls });
+        const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith("inventory_csrf="));
+        assert.ok(csrfCookie);
+        assert.match(csrfCookie, /; Secure/);
+        const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+        const signedIn = await fetch(`${second.url}/login`, {
+          method: "POST",
+          headers: {
+            ...tls,
+            cookie: csrfCookie.split(";")[0],
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams({
+            _csrf: token ?? "",
+            username: "admin",
+            password: "adminpassword",
+          }).toString(),
+          redirect: "manual",
+        });
+        assert.equal(signedIn.status, 303);
+        const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("inventory_session="));
+        assert.ok(cookie);
+        assert.match(cookie, /; HttpOnly/);
+        assert.match(cookie, /; Secure/);
+        assert.match(cookie, /; SameSite=Lax/);
+        assert.doesNotMatch(cookie, /Max-Age/);
+      } finally {
+        await second.close();
+      }
     });
 
     test("the login page and the layout fit a 360 px wide screen without horizontal scrolling", async () => {
