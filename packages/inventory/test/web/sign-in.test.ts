@@ -300,6 +300,24 @@ forEachInventory(
       }
     });
 
+    test("the pages' JavaScript is served from here, cached for good, under 60 KB compressed", async () => {
+      const page = await (await fetch(`${inventory.url}/login`)).text();
+      const scripts = [...page.matchAll(/<script src="([^"]+)"/g)].map((match) => match[1]);
+      assert.ok(scripts.length > 0);
+      let compressed = 0;
+      for (const src of scripts) {
+        assert.match(src, /^\/assets\/[^/]+\?v=[0-9a-f]{12}$/, "served by the inventory itself");
+        const answer = await fetch(`${inventory.url}${src}`, { headers: { "accept-encoding": "gzip" } });
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get("content-encoding"), "gzip");
+        assert.equal(answer.headers.get("cache-control"), "public, max-age=31536000, immutable");
+        compressed += Number(answer.headers.get("content-length"));
+        await answer.arrayBuffer();
+      }
+      assert.ok(compressed > 0 && compressed < 60 * 1024, `${compressed} bytes`);
+      assert.equal((await fetch(`${inventory.url}/assets/..%2Fpackage.json`)).status, 404);
+    });
+
     test("the login page and the layout fit a 360 px wide screen without horizontal scrolling", async () => {
       const page = await browser.current.newPage({ width: 360, height: 740 });
       await page.goto(`${inventory.url}/login`);
