@@ -174,6 +174,8 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
       const id = request.cookies[sessionCookie];
       if (id) await closeSession(db, id);
       reply.clearCookie(sessionCookie, cookieOptions(request));
+      // The ended session's CSRF secret is not handed on to the signed-out visitor.
+      request.session = {};
       loaded.set(request, Promise.resolve(undefined));
     },
     signOutEverywhere: (userId) => closeUserSessions(db, userId),
