@@ -19,6 +19,7 @@ import { KEPT_ROWS } from "../src/db/prepared.ts";
 import { sideColumn, sideTable } from "../src/db/read-batch.ts";
 import { type SnapshotToken, SnapshotWatch } from "../src/db/snapshot-watch.ts";
 import { forEachDatabase } from "../src/testing/index.ts";
+import { closeSession, createWebSessionTable, findSession, openSession } from "../src/web/sessions.ts";
 
 interface Tables {
   tool: { id: Generated<number>; name: string; colour: string | null; used_at: string | null };
@@ -172,6 +173,18 @@ forEachDatabase("prepared queries", (database) => {
     assert.notEqual(await toolByName(db, "hammer"), kept);
     await db.updateTable("tool").set({ colour: "grey" }).where("name", "=", "hammer").execute();
     assert.equal(await colourOf(db, "hammer"), "grey");
+  });
+
+  test("a web session's sign-in, use and sign-out leave kept results be", async () => {
+    const sessions = db as unknown as AnyKysely;
+    await createWebSessionTable(sessions);
+    const limits = { idleSeconds: 3600, absoluteSeconds: 7200 };
+    const kept = await toolByName(db, "hammer");
+    const { id } = await openSession(sessions, limits, { userId: 1, persistent: false, csrfSecret: "s" });
+    // Two minutes on, a use is recorded (an update of the session's row).
+    assert.equal((await findSession(sessions, limits, id, Date.now() + 120_000))?.userId, 1);
+    await closeSession(sessions, id);
+    assert.equal((await toolByName(db, "hammer")) === kept, handle.dialect === "sqlite");
   });
 
   test("an update of side columns alone keeps kept results; with any other column it ends them", async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hashToken } from "../auth/tokens.ts";
 import type { AnyKysely } from "../db/database.ts";
+import { sideTable } from "../db/read-batch.ts";
 
 // Signed-in browser sessions, kept in the service's database so that every process of the
 // service sees a sign-in, a sign-out and "log out everywhere" at once. The cookie carries a random
@@ -8,6 +9,9 @@ import type { AnyKysely } from "../db/database.ts";
 // leak working sessions. Each session also keeps the secret its CSRF tokens are made from.
 
 const SESSION_TABLE = "web_sessions";
+// No kept result reads sessions; without this, each signed-in user's minute of last use (and each
+// sign-in) would end every list and page the service keeps (core db/prepared.ts).
+sideTable(SESSION_TABLE);
 
 /** Creates the table; each service's own migration calls it, as the service owns its database. */
 export async function createWebSessionTable(db: AnyKysely): Promise<void> {
