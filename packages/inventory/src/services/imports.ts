@@ -398,6 +398,27 @@ const DEFAULT_HEADERS: Readonly<Record<string, readonly string[]>> = {
   eol: ["eol"],
 };
 
+/** How a field is named where its default header would read badly in title case. */
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  byod: "BYOD",
+  vip: "VIP",
+  eol: "EOL",
+  asset_eol_date: "EOL Date",
+  ldap_ou: "LDAP OU",
+  address2: "Address 2",
+};
+
+/**
+ * The fields a CSV column can be mapped to, for the web importer's choice per column: each field
+ * key, named as its default header in title case (`serial` is "Serial Number").
+ */
+export const IMPORT_FIELDS: readonly { key: string; label: string }[] = Object.entries(DEFAULT_HEADERS)
+  .map(([key, headers]) => ({
+    key,
+    label: FIELD_LABELS[key] ?? headers[0].replace(/\b\w/g, (letter) => letter.toUpperCase()),
+  }))
+  .sort((a, b) => a.label.localeCompare(b.label));
+
 /** Field keys the web UI sends under other names. */
 const KEY_ALIASES: Readonly<Record<string, string>> = {
   quantity: "qty",
@@ -593,12 +614,55 @@ export async function processImport(
   options: ProcessOptions,
   progress?: ImportProgress,
 ): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
-  const importer = IMPORTERS[options.importType.toLowerCase()];
-  const total =
-    row.rows_total === null || row.rows_total === undefined
-      ? (await firstRecords(path)).rows
-      : Number(row.rows_total);
+  const total = await claimImport(database, row, path, options);
+  return runImport(database, storage, context, row, path, options, total, progress);
+}
+
+/** The rows of an import's file (counted at upload; counted again for an import from before that). */
+async function rowsOf(row: Row, path: string): Promise<number> {
+  return row.rows_total === null || row.rows_total === undefined
+    ? (await firstRecords(path)).rows
+    : Number(row.rows_total);
+}
+
+/** Marks an import as processing (Conflict when it is already); its rows. */
+async function claimImport(database: InventoryDatabase, row: Row, path: string, options: ProcessOptions) {
+  const total = await rowsOf(row, path);
   await claim(database, row, options, total);
+  return total;
+}
+
+/**
+ * Starts processing an import and answers once it is marked as processing (Conflict when it is
+ * already), leaving the rows to run on: a web page then follows its progress (rows done, failed)
+ * while it runs. An error of the server that stops it is logged and marks it failed.
+ */
+export async function startImport(
+  database: InventoryDatabase,
+  storage: Storage,
+  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
+  row: Row,
+  path: string,
+  options: ProcessOptions,
+): Promise<void> {
+  const total = await claimImport(database, row, path, options);
+  runImport(database, storage, context, row, path, options, total).catch((error: unknown) =>
+    context.logger.error({ err: error, importId: row.id }, "import stopped by an error"),
+  );
+}
+
+/** Processes a claimed import (processImport's rows, after its claim). */
+async function runImport(
+  database: InventoryDatabase,
+  storage: Storage,
+  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
+  row: Row,
+  path: string,
+  options: ProcessOptions,
+  total: number,
+  progress?: ImportProgress,
+): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
+  const importer = IMPORTERS[options.importType.toLowerCase()];
   const errors: ImportErrors = {};
   const counts: ImportCounts = { processed: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
 
