@@ -600,6 +600,23 @@ async function settleImport(database: InventoryDatabase, id: unknown, status: "c
     .execute();
 }
 
+/** Who processes an import: the caller, where their request came from, and where errors are logged. */
+export interface ImportContext {
+  caller: Caller;
+  origin: RequestOrigin;
+  logger: Logger;
+}
+
+/** One processing of an import: the import, its file, how it is read, and by whom. */
+export interface ImportJob {
+  database: InventoryDatabase;
+  storage: Storage;
+  context: ImportContext;
+  row: Row;
+  path: string;
+  options: ProcessOptions;
+}
+
 /**
  * Processes an import: every row through its importer, BATCH_ROWS to a transaction, each row in
  * a savepoint; answers the failed rows by name (the first MAX_REPORTED_ROWS) and the counts.
@@ -608,28 +625,14 @@ async function settleImport(database: InventoryDatabase, id: unknown, status: "c
 export async function processImport(
   database: InventoryDatabase,
   storage: Storage,
-  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
+  context: ImportContext,
   row: Row,
   path: string,
   options: ProcessOptions,
   progress?: ImportProgress,
 ): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
-  const total = await claimImport(database, row, path, options);
-  return runImport(database, storage, context, row, path, options, total, progress);
-}
-
-/** The rows of an import's file (counted at upload; counted again for an import from before that). */
-async function rowsOf(row: Row, path: string): Promise<number> {
-  return row.rows_total === null || row.rows_total === undefined
-    ? (await firstRecords(path)).rows
-    : Number(row.rows_total);
-}
-
-/** Marks an import as processing (Conflict when it is already); its rows. */
-async function claimImport(database: InventoryDatabase, row: Row, path: string, options: ProcessOptions) {
-  const total = await rowsOf(row, path);
-  await claim(database, row, options, total);
-  return total;
+  const job = { database, storage, context, row, path, options };
+  return runImport(job, await claimImport(job), progress);
 }
 
 /**
@@ -637,31 +640,33 @@ async function claimImport(database: InventoryDatabase, row: Row, path: string, 
  * already), leaving the rows to run on: a web page then follows its progress (rows done, failed)
  * while it runs. An error of the server that stops it is logged and marks it failed.
  */
-export async function startImport(
-  database: InventoryDatabase,
-  storage: Storage,
-  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
-  row: Row,
-  path: string,
-  options: ProcessOptions,
-): Promise<void> {
-  const total = await claimImport(database, row, path, options);
-  runImport(database, storage, context, row, path, options, total).catch((error: unknown) =>
-    context.logger.error({ err: error, importId: row.id }, "import stopped by an error"),
+export async function startImport(job: ImportJob): Promise<void> {
+  const total = await claimImport(job);
+  runImport(job, total).catch((error: unknown) =>
+    job.context.logger.error({ err: error, importId: job.row.id }, "import stopped by an error"),
   );
 }
 
-/** Processes a claimed import (processImport's rows, after its claim). */
+/**
+ * Marks an import as processing (Conflict when it is already); answers its rows, counted at upload
+ * (or now, for an import uploaded before uploads were counted).
+ */
+async function claimImport({ database, row, path, options }: ImportJob): Promise<number> {
+  const total =
+    row.rows_total === null || row.rows_total === undefined
+      ? (await firstRecords(path)).rows
+      : Number(row.rows_total);
+  await claim(database, row, options, total);
+  return total;
+}
+
+/** Processes a claimed import's rows. */
 async function runImport(
-  database: InventoryDatabase,
-  storage: Storage,
-  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
-  row: Row,
-  path: string,
-  options: ProcessOptions,
+  job: ImportJob,
   total: number,
   progress?: ImportProgress,
 ): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
+  const { database, storage, context, row, path, options } = job;
   const importer = IMPORTERS[options.importType.toLowerCase()];
   const errors: ImportErrors = {};
   const counts: ImportCounts = { processed: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
