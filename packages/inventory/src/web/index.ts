@@ -16,6 +16,7 @@ import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerHome } from "./routes/home.ts";
+import { registerReports } from "./routes/reports.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
 
@@ -102,5 +103,6 @@ export async function registerPages(
     registerSession(context);
     registerAccount(context);
     registerAdmin(context);
+    registerReports(context);
   });
 }

@@ -12,6 +12,7 @@ export interface NavLink {
 
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
+  { label: "Reports", href: "/reports/activity", shownTo: { permission: "reports.view" } },
   { label: "Settings", href: "/admin", shownTo: "superuser" },
 ];
 
