@@ -12,10 +12,12 @@ import {
 } from "@anvil/core";
 import type { FastifyError } from "fastify";
 import type { InventoryDatabase } from "../services/database.ts";
+import type { Storage } from "../services/storage.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerHome } from "./routes/home.ts";
+import { registerImports } from "./routes/import.ts";
 import { registerReports } from "./routes/reports.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
@@ -57,6 +59,8 @@ export function registerWebSupport(
 
 export interface PagesOptions {
   web: WebPages;
+  /** Where uploads are staged and imports kept (the API's). */
+  storage: Storage;
   loginLimits: LoginLimits;
   fullMultipleCompaniesSupport: boolean;
 }
@@ -74,6 +78,7 @@ export async function registerPages(
       app: pages,
       database,
       web: options.web,
+      storage: options.storage,
       fullMultipleCompaniesSupport: options.fullMultipleCompaniesSupport,
       loginLimits: options.loginLimits,
     };
@@ -104,5 +109,6 @@ export async function registerPages(
     registerAccount(context);
     registerAdmin(context);
     registerReports(context);
+    await registerImports(context);
   });
 }

@@ -4,7 +4,7 @@ import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/te
 import type { Page } from "playwright-core";
 import { type AssetFixture, assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
-import { signIn } from "../support/web.ts";
+import { dialogsOf, signIn } from "../support/web.ts";
 
 // The dashboard (`/`): counts of what the user may see, assets by status as a chart and a table,
 // assets due for audit and check-in, and the latest activity, in a real chromium.
@@ -55,11 +55,7 @@ forEachInventory("inventory web: dashboard", (inventory) => {
 
   test("a superuser sees every count, the chart and its table, what is due, and the activity", async () => {
     const page = await browser.current.newPage();
-    const dialogs: string[] = [];
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    const dialogs = dialogsOf(page);
     await signIn(page, inventory.url, "admin", "adminpassword");
     assert.equal(new URL(page.url()).pathname, "/");
     assert.deepEqual(await counts(page), {
