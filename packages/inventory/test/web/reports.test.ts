@@ -117,6 +117,32 @@ forEachInventory("inventory web: activity report", (inventory) => {
     assert.equal((await reportRows(page)).length, 3);
   });
 
+  test("the report pages in place, 25 rows a page, and the filters stay with the pages", async () => {
+    // Enough entries for two pages of the Create New filter.
+    for (let n = 0; n < 14; n += 1) {
+      const made = await api<Envelope>(inventory, "POST", "/manufacturers", {
+        body: { name: `rx maker ${n}` },
+      });
+      assert.equal(made.body.status, "success");
+    }
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "admin", "adminpassword");
+    await page.goto(`${inventory.url}/reports/activity?action_type=create`);
+    const status = page.getByRole("status");
+    const total = Number(/of (\d+)$/.exec(String(await status.textContent()))?.[1]);
+    assert.ok(total > 25 && total <= 50, `${total} entries`);
+    assert.equal(await status.textContent(), `Showing 1 to 25 of ${total}`);
+    await filtered(page, () => page.getByRole("link", { name: "Next" }).click());
+    assert.equal(await status.textContent(), `Showing 26 to ${total} of ${total}`);
+    assert.match(page.url(), /action_type=create&offset=25/);
+    const second = await reportRows(page);
+    assert.equal(second.length, total - 25);
+    assert.ok(second.every((row) => row[0] === "create new"));
+    assert.equal(await page.getByRole("link", { name: "Next" }).count(), 0);
+    await filtered(page, () => page.getByRole("link", { name: "Previous" }).click());
+    assert.equal(await status.textContent(), `Showing 1 to 25 of ${total}`);
+  });
+
   test("without JavaScript the filters are a form; a bad date is the form again with its message", async () => {
     const page = await browser.current.newPage({ width: 360, height: 740 });
     await signIn(page, inventory.url, "admin", "adminpassword");
@@ -154,6 +180,7 @@ forEachInventory("inventory web: activity report", (inventory) => {
     const page = await browser.current.newPage();
     await signIn(page, inventory.url, "rxviewer", "password123");
     assert.equal(await page.getByRole("link", { name: "Reports" }).count(), 0);
+    assert.equal(await page.getByRole("link", { name: "Import" }).count(), 0);
     const answer = await page.goto(`${inventory.url}/reports/activity`);
     assert.equal(answer?.status(), 403);
     assert.equal(await page.getByRole("heading", { level: 1 }).textContent(), "Error 403");
