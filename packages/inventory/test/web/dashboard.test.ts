@@ -56,6 +56,11 @@ forEachInventory("inventory web: dashboard", (inventory) => {
   test("a superuser sees every count, the chart and its table, what is due, and the activity", async () => {
     const page = await browser.current.newPage();
     const dialogs = dialogsOf(page);
+    // A blocked inline style or script, a missing file: each an error in the console.
+    const consoleErrors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") consoleErrors.push(message.text());
+    });
     await signIn(page, inventory.url, "admin", "adminpassword");
     assert.equal(new URL(page.url()).pathname, "/");
     assert.deepEqual(await counts(page), {
@@ -82,6 +87,7 @@ forEachInventory("inventory web: dashboard", (inventory) => {
     const html = await page.content();
     assert.ok(!html.includes("<script>alert"), "the label's markup reached the page");
     assert.deepEqual(dialogs, []);
+    assert.deepEqual(consoleErrors, []);
 
     // Due: the overdue audit (not the one two months away), the check-in due in two days.
     assert.deepEqual(await cells(page, "#due-for-audit"), [["DX-2", "dx X1", day(-3)]]);

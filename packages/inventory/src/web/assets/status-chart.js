@@ -5,6 +5,16 @@
   const table = document.getElementById("assets-by-status");
   const target = document.getElementById("assets-by-status-chart");
   if (!table || !target || !window.Chartist) return;
+  // Chartist sizes its SVG with a style attribute, which the pages' Content-Security-Policy refuses
+  // (and reports as an error): the stylesheet sizes it instead, so the attribute is left out.
+  const { Svg } = window.Chartist;
+  const attr = Svg.prototype.attr;
+  Svg.prototype.attr = function (attributes, namespace) {
+    if (typeof attributes !== "object" || attributes === null || !("style" in attributes))
+      return attr.call(this, attributes, namespace);
+    const { style: _style, ...rest } = attributes;
+    return attr.call(this, rest, namespace);
+  };
   const rows = Array.from(table.tBodies[0].rows);
   const colors = rows.map((row) => row.dataset.color);
   const chart = new window.Chartist.PieChart(
