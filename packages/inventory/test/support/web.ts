@@ -70,3 +70,12 @@ export function dialogsOf(page: Page): string[] {
   });
   return dialogs;
 }
+
+/** The errors the page logs from now on: a blocked inline script or style, a missing file. */
+export function consoleErrorsOf(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  return errors;
+}

@@ -4,7 +4,7 @@ import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/te
 import type { Page } from "playwright-core";
 import { type AssetFixture, assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
-import { dialogsOf, signIn } from "../support/web.ts";
+import { consoleErrorsOf, dialogsOf, signIn } from "../support/web.ts";
 
 // The dashboard (`/`): counts of what the user may see, assets by status as a chart and a table,
 // assets due for audit and check-in, and the latest activity, in a real chromium.
@@ -56,11 +56,7 @@ forEachInventory("inventory web: dashboard", (inventory) => {
   test("a superuser sees every count, the chart and its table, what is due, and the activity", async () => {
     const page = await browser.current.newPage();
     const dialogs = dialogsOf(page);
-    // A blocked inline style or script, a missing file: each an error in the console.
-    const consoleErrors: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") consoleErrors.push(message.text());
-    });
+    const consoleErrors = consoleErrorsOf(page);
     await signIn(page, inventory.url, "admin", "adminpassword");
     assert.equal(new URL(page.url()).pathname, "/");
     assert.deepEqual(await counts(page), {

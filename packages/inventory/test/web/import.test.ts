@@ -3,7 +3,14 @@ import { test } from "node:test";
 import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/testing";
 import type { Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
-import { csrfToken, dialogsOf, SESSION_COOKIE, sessionCookie, signIn } from "../support/web.ts";
+import {
+  consoleErrorsOf,
+  csrfToken,
+  dialogsOf,
+  SESSION_COOKIE,
+  sessionCookie,
+  signIn,
+} from "../support/web.ts";
 
 // The importer (/import): upload a CSV through the page, map a column the importer does not know
 // by name, run it, watch its progress reach the end, read the failed row's error; and the `import`
@@ -26,6 +33,7 @@ forEachInventory("inventory web: import", (inventory) => {
   test("upload, map, import: the progress reaches the end and the bad row's error is shown", async () => {
     const page = await browser.current.newPage();
     const dialogs = dialogsOf(page);
+    const consoleErrors = consoleErrorsOf(page);
     await signIn(page, inventory.url, "admin", "adminpassword");
     await page.getByRole("link", { name: "Import" }).click();
     await page.waitForURL("**/import");
@@ -65,6 +73,7 @@ forEachInventory("inventory web: import", (inventory) => {
       ["3", HOSTILE, "purchase_date", "The purchase date field must be a valid date."],
     );
     assert.deepEqual(dialogs, []);
+    assert.deepEqual(consoleErrors, []);
     assert.ok(!(await page.content()).includes("<script>alert"), "the CSV's markup reached the page");
     await assertAccessible(page, "import finished");
     await browser.current.screenshot(page, `${inventory.database.dialect}-import-finished`);

@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import type { Page } from "playwright-core";
 import { type AssetFixture, assetFixture, createAsset, type Envelope } from "../support/assets.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
-import { dialogsOf, sessionCookie, signIn, withCookie } from "../support/web.ts";
+import { consoleErrorsOf, dialogsOf, sessionCookie, signIn, withCookie } from "../support/web.ts";
 
 // The activity report (/reports/activity): the API's filters narrow it in place, the CSV download
 // holds the same rows, and only holders of reports.view see it, in a real chromium.
@@ -55,6 +55,7 @@ forEachInventory("inventory web: activity report", (inventory) => {
   test("filters narrow the rows in place; the download holds the same rows", async () => {
     const page = await browser.current.newPage();
     const dialogs = dialogsOf(page);
+    const consoleErrors = consoleErrorsOf(page);
     await signIn(page, inventory.url, "admin", "adminpassword");
     await page.getByRole("link", { name: "Reports" }).click();
     await page.waitForURL("**/reports/activity");
@@ -80,6 +81,7 @@ forEachInventory("inventory web: activity report", (inventory) => {
       ["create new", "asset", "RX-1", "", ""],
     ]);
     assert.deepEqual(dialogs, []);
+    assert.deepEqual(consoleErrors, []);
     assert.ok(!(await page.content()).includes("<script>alert"), "the note's markup reached the page");
     await assertAccessible(page, "activity report");
     await browser.current.screenshot(page, `${inventory.database.dialect}-activity-report`);
