@@ -28,10 +28,15 @@ async function reportRows(page: Page): Promise<string[][]> {
   );
 }
 
-/** Waits for htmx to put the report for the URL's new query in place. */
+/**
+ * Does what changes the report and waits for htmx to have put the new one in place and its URL in
+ * the address bar (the listener is in place before the click: the page runs them in order).
+ */
 async function filtered(page: Page, act: () => Promise<void>) {
-  await Promise.all([page.waitForResponse((r) => r.url().includes("/reports/activity?")), act()]);
-  await page.waitForLoadState("networkidle");
+  const done = page.evaluate(`Promise.all(["htmx:afterSettle", "htmx:pushedIntoHistory"].map((name) =>
+    new Promise((resolve) => document.body.addEventListener(name, resolve, { once: true }))))`);
+  await act();
+  await done;
 }
 
 forEachInventory("inventory web: activity report", (inventory) => {
@@ -104,6 +109,21 @@ forEachInventory("inventory web: activity report", (inventory) => {
       ],
     );
     assert.equal(csv[0].Admin, "Admin");
+
+    // Sorting by a column, in place; a second click turns the order round; the filter stays.
+    await filtered(page, () => page.getByRole("link", { name: "Action" }).click());
+    assert.match(page.url(), /item_type=asset&sort=action_type&order=desc/);
+    assert.equal(await page.locator('th[aria-sort="descending"]').textContent(), "Action ▼");
+    assert.deepEqual(
+      (await reportRows(page)).map((row) => row[0]),
+      ["create new", "checkout", "checkin from"],
+    );
+    await filtered(page, () => page.getByRole("link", { name: "Action" }).click());
+    assert.equal(await page.locator("th[aria-sort]").getAttribute("aria-sort"), "ascending");
+    assert.deepEqual(
+      (await reportRows(page)).map((row) => row[0]),
+      ["checkin from", "checkout", "create new"],
+    );
 
     // A period: entries of today are in, those from tomorrow on are none.
     await filtered(page, async () => {

@@ -27,6 +27,16 @@ const FILTERS = [
   "created_by",
   "start_date",
   "end_date",
+  "sort",
+  "order",
+] as const;
+
+/** The columns the report sorts by, as the table names them (the service's sorts). */
+const SORTED_COLUMNS = [
+  ["Date", "created_at"],
+  ["Admin", "created_by"],
+  ["Action", "action_type"],
+  ["Type", "item_type"],
 ] as const;
 
 /** The raw action types the log holds (spec §22), as the report names them. */
@@ -145,6 +155,7 @@ export function registerReports(context: WebContext): void {
       download: reportUrl("/reports/activity.csv", filters),
       previous: undefined as string | undefined,
       next: undefined as string | undefined,
+      columns: [] as { label: string; sorted?: string; href: string }[],
       first: 0,
       last: 0,
     };
@@ -161,6 +172,17 @@ export function registerReports(context: WebContext): void {
       if (offset > 0)
         view.previous = reportUrl("/reports/activity", filters, Math.max(0, offset - PAGE_ROWS));
       if (view.last < report.total) view.next = reportUrl("/reports/activity", filters, offset + PAGE_ROWS);
+      // A sorted column's link turns its order round; another column's sorts by it, newest first.
+      const { sort, order } = report.params;
+      view.columns = SORTED_COLUMNS.map(([label, column]) => ({
+        label,
+        sorted: column === sort ? (order === "asc" ? "ascending" : "descending") : undefined,
+        href: reportUrl("/reports/activity", {
+          ...filters,
+          sort: column,
+          order: column === sort && order === "desc" ? "asc" : "desc",
+        }),
+      }));
     } catch (error) {
       view.errors = invalidFields(error);
       status = 422;
