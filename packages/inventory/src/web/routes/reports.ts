@@ -56,15 +56,16 @@ const ACTION_TYPES = [
   ["delete seats", "delete seats"],
 ] as const;
 
-/** The log's item types, in a person's words ("assetmodel" is "Asset Model"). */
+/** Item types whose short model name does not read as a word once capitalized. */
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  assetmodel: "Asset Model",
+  statuslabel: "Status Label",
+};
+
+/** The log's item types, in a person's words. */
 const ITEM_TYPES = Object.keys(ITEM_TABLES).map((type) => ({
   value: type,
-  label:
-    type === "assetmodel"
-      ? "Asset Model"
-      : type === "statuslabel"
-        ? "Status Label"
-        : type[0].toUpperCase() + type.slice(1),
+  label: TYPE_NAMES[type] ?? type[0].toUpperCase() + type.slice(1),
 }));
 
 /** The filters as asked: each a string, "" when absent. */
@@ -96,7 +97,7 @@ function csvRecord(entry: Awaited<ReturnType<typeof activityReport>>["rows"][num
     entry.action_type,
     entry.item?.type ?? "",
     unescaped(entry.item?.name) ?? "",
-    entry.target ? `${unescaped(entry.target.name) ?? ""}` : "",
+    unescaped(entry.target?.name) ?? "",
     unescaped(entry.note) ?? "",
     String(entry.remote_ip ?? ""),
     unescaped(entry.user_agent) ?? "",
