@@ -16,8 +16,8 @@ export interface NavLink {
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
   { label: "Import", href: "/import", shownTo: { gate: "import" } },
-  { label: "Reports", href: "/reports/activity", shownTo: { permission: "reports.view" } },
   { label: "Settings", href: "/admin", shownTo: "superuser" },
+  { label: "Reports", href: "/reports/activity", shownTo: { permission: "reports.view" } },
 ];
 
 /** The links the caller may follow. */
