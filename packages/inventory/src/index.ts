@@ -66,6 +66,7 @@ export function createApp(
       });
       await registerPages(app, database, {
         web,
+        storage: storageUnder(config.dataDir),
         loginLimits: options.loginLimits ?? DEFAULT_LOGIN_LIMITS,
         fullMultipleCompaniesSupport,
       });

@@ -35,6 +35,17 @@ export function escaped(text: string | null | undefined): string | null {
   return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]) : text;
 }
 
+const UNESCAPES = new Map(Object.entries(ESCAPES).map(([character, entity]) => [entity, character]));
+
+/**
+ * The text `escaped` was given, from what it made (for a download, where text is not HTML): one
+ * pass, so `&amp;lt;` gives back the `&lt;` that was typed.
+ */
+export function unescaped(text: string | null | undefined): string | null {
+  if (text === null || text === undefined) return null;
+  return text.includes("&") ? text.replace(/&(?:amp|lt|gt|quot|#039);/g, (e) => UNESCAPES.get(e) ?? e) : text;
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, "0");
 }

@@ -24,6 +24,22 @@ export function aboutThing(select: AnySelect, thing: LoggedThing): AnySelect {
   );
 }
 
+/** Narrows a log query to the entries whose item is of this type (`asset`, `license`…). */
+export function ofItemType(select: AnySelect, type: string): AnySelect {
+  return select.where("action_logs.item_type", "=", type);
+}
+
+/**
+ * Narrows a log query to the entries made on or after the day `from` and before the day `until`
+ * (both `YYYY-MM-DD`, UTC, each optional): a day as text compares below every time of that day in
+ * SQLite's stored text, and PostgreSQL reads it as that day's midnight.
+ */
+export function madeBetween(select: AnySelect, from?: string, until?: string): AnySelect {
+  return select
+    .$if(from !== undefined, (q) => q.where("action_logs.created_at", ">=", from))
+    .$if(until !== undefined, (q) => q.where("action_logs.created_at", "<", until));
+}
+
 export interface LogListQuery {
   /** Columns the search terms are looked for in. */
   searchColumns: readonly string[];

@@ -1,11 +1,19 @@
 import type { AnyKysely } from "@anvil/core";
 import { datetime, escaped, related } from "../convert/format.ts";
-import { aboutThing, entryAuthors, type LoggedThing, listLogEntries } from "../repositories/action-logs.ts";
+import {
+  aboutThing,
+  entryAuthors,
+  type LoggedThing,
+  listLogEntries,
+  madeBetween,
+  ofItemType,
+} from "../repositories/action-logs.ts";
 import { namesOf, type Row, serialsOf } from "../repositories/records.ts";
 import { actionLabel, entriesInCallersCompany, ITEM_TABLES } from "./activity.ts";
 import type { InventoryDatabase } from "./database.ts";
-import { listParams } from "./listing.ts";
+import { listParams, MAX_RESULTS } from "./listing.ts";
 import type { Caller } from "./permissions.ts";
+import { dayOf, validate } from "./validation.ts";
 
 // Reading the activity log: the report (GET /reports/activity, spec §22) and an asset's history
 // (GET /hardware/{id}/history), newest first, each entry as the report shows it.
@@ -35,6 +43,33 @@ const REPORT_SEARCH = [
   "log_meta",
 ];
 
+/** Entries from and until these days, inclusive (our addition, spec §26: the web report's period). */
+const PERIOD_RULES = { start_date: "nullable|date", end_date: "nullable|date" };
+
+/** The `YYYY-MM-DD` day after a valid day. */
+function dayAfter(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The period a query asks for: `start_date` and `end_date` as days, either optional; a text that
+ * is no date is refused with the validation's message (422), not read as no period.
+ */
+async function periodOf(database: InventoryDatabase, query: Record<string, unknown>) {
+  const given = (field: string) => (query[field] === "" ? undefined : query[field]);
+  const values = await validate(
+    database.db as AnyKysely,
+    {
+      start_date: given("start_date"),
+      end_date: given("end_date"),
+    },
+    PERIOD_RULES,
+  );
+  const day = (value: unknown) => (typeof value === "string" ? dayOf(value) : undefined);
+  const until = day(values.end_date);
+  return { from: day(values.start_date), until: until && dayAfter(until) };
+}
+
 /** The report's page the query asks for, of the entries the caller may read. */
 export async function activityReport(
   database: InventoryDatabase,
@@ -42,6 +77,7 @@ export async function activityReport(
   query: Record<string, unknown>,
 ) {
   const params = listParams(query, { allowed: SORTS, default: "created_at" });
+  const period = await periodOf(database, query);
   const filters: Record<string, unknown> = {};
   for (const column of EXACT)
     if (typeof query[column] === "string" && query[column] !== "") filters[column] = query[column];
@@ -55,6 +91,12 @@ export async function activityReport(
     if (typeof type === "string" && typeof id === "string" && /^\d+$/.test(id))
       things.push({ type, id: Number(id) });
   }
+  // An item type without an id (our addition): every entry about an item of that type.
+  const itemType = query.item_type;
+  const ofType =
+    typeof itemType === "string" && itemType !== "" && (query.item_id === undefined || query.item_id === "")
+      ? itemType
+      : undefined;
   const db = database.db as AnyKysely;
   const page = await listLogEntries(
     db,
@@ -62,11 +104,40 @@ export async function activityReport(
     {
       searchColumns: REPORT_SEARCH,
       filters,
-      refine: (select) => entriesInCallersCompany(things.reduce(aboutThing, select), caller),
+      refine: (select) => {
+        const about = things.reduce(aboutThing, madeBetween(select, period.from, period.until));
+        return entriesInCallersCompany(ofType === undefined ? about : ofItemType(about, ofType), caller);
+      },
     },
     params,
   );
   return { params, total: page.total, rows: await presentActivity(db, page.rows) };
+}
+
+/** The most entries one download of the report holds: the whole log of a large site would take minutes. */
+export const MAX_EXPORTED_ENTRIES = 10_000;
+
+/**
+ * Every entry of the report the query asks for (its filters, search and order, not its page), read
+ * a page at a time so that a download streams, and at most MAX_EXPORTED_ENTRIES of them.
+ */
+export async function* activityReportEntries(
+  database: InventoryDatabase,
+  caller: Caller,
+  query: Record<string, unknown>,
+) {
+  let offset = 0;
+  while (offset < MAX_EXPORTED_ENTRIES) {
+    const limit = Math.min(MAX_RESULTS, MAX_EXPORTED_ENTRIES - offset);
+    const page = await activityReport(database, caller, {
+      ...query,
+      offset: String(offset),
+      limit: String(limit),
+    });
+    yield* page.rows;
+    offset += page.rows.length;
+    if (page.rows.length < limit) return;
+  }
 }
 
 /** The page of the asset's history the query asks for: the entries about it, on either side. */

@@ -398,6 +398,27 @@ const DEFAULT_HEADERS: Readonly<Record<string, readonly string[]>> = {
   eol: ["eol"],
 };
 
+/** How a field is named where its default header would read badly in title case. */
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  byod: "BYOD",
+  vip: "VIP",
+  eol: "EOL",
+  asset_eol_date: "EOL Date",
+  ldap_ou: "LDAP OU",
+  address2: "Address 2",
+};
+
+/**
+ * The fields a CSV column can be mapped to, for the web importer's choice per column: each field
+ * key, named as its default header in title case (`serial` is "Serial Number").
+ */
+export const IMPORT_FIELDS: readonly { key: string; label: string }[] = Object.entries(DEFAULT_HEADERS)
+  .map(([key, headers]) => ({
+    key,
+    label: FIELD_LABELS[key] ?? headers[0].replace(/\b\w/g, (letter) => letter.toUpperCase()),
+  }))
+  .sort((a, b) => a.label.localeCompare(b.label));
+
 /** Field keys the web UI sends under other names. */
 const KEY_ALIASES: Readonly<Record<string, string>> = {
   quantity: "qty",
@@ -579,6 +600,23 @@ async function settleImport(database: InventoryDatabase, id: unknown, status: "c
     .execute();
 }
 
+/** Who processes an import: the caller, where their request came from, and where errors are logged. */
+export interface ImportContext {
+  caller: Caller;
+  origin: RequestOrigin;
+  logger: Logger;
+}
+
+/** One processing of an import: the import, its file, how it is read, and by whom. */
+export interface ImportJob {
+  database: InventoryDatabase;
+  storage: Storage;
+  context: ImportContext;
+  row: Row;
+  path: string;
+  options: ProcessOptions;
+}
+
 /**
  * Processes an import: every row through its importer, BATCH_ROWS to a transaction, each row in
  * a savepoint; answers the failed rows by name (the first MAX_REPORTED_ROWS) and the counts.
@@ -587,18 +625,49 @@ async function settleImport(database: InventoryDatabase, id: unknown, status: "c
 export async function processImport(
   database: InventoryDatabase,
   storage: Storage,
-  context: { caller: Caller; origin: RequestOrigin; logger: Logger },
+  context: ImportContext,
   row: Row,
   path: string,
   options: ProcessOptions,
   progress?: ImportProgress,
 ): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
-  const importer = IMPORTERS[options.importType.toLowerCase()];
+  const job = { database, storage, context, row, path, options };
+  return runImport(job, await claimImport(job), progress);
+}
+
+/**
+ * Starts processing an import and answers once it is marked as processing (Conflict when it is
+ * already), leaving the rows to run on: a web page then follows its progress (rows done, failed)
+ * while it runs. An error of the server that stops it is logged and marks it failed.
+ */
+export async function startImport(job: ImportJob): Promise<void> {
+  const total = await claimImport(job);
+  runImport(job, total).catch((error: unknown) =>
+    job.context.logger.error({ err: error, importId: job.row.id }, "import stopped by an error"),
+  );
+}
+
+/**
+ * Marks an import as processing (Conflict when it is already); answers its rows, counted at upload
+ * (or now, for an import uploaded before uploads were counted).
+ */
+async function claimImport({ database, row, path, options }: ImportJob): Promise<number> {
   const total =
     row.rows_total === null || row.rows_total === undefined
       ? (await firstRecords(path)).rows
       : Number(row.rows_total);
   await claim(database, row, options, total);
+  return total;
+}
+
+/** Processes a claimed import's rows. */
+async function runImport(
+  job: ImportJob,
+  total: number,
+  progress?: ImportProgress,
+): Promise<{ errors: ImportErrors; counts: ImportCounts }> {
+  const { database, storage, context, row, path, options } = job;
+  const importer = IMPORTERS[options.importType.toLowerCase()];
   const errors: ImportErrors = {};
   const counts: ImportCounts = { processed: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
 

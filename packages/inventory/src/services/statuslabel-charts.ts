@@ -35,9 +35,21 @@ const TYPE_SLICES = [
 
 const COUNT = new Intl.NumberFormat("en-US");
 
-function chart(slices: { label: string; count: number; color?: string | null }[]) {
+/** A slice of a chart: its label, its count and its colour (the label's own, else the palette's next). */
+export interface Slice {
+  label: string;
+  count: number;
+  color: string;
+}
+
+/** Our colour for slices without one of their own, in slice order. */
+function coloured(slices: { label: string; count: number; color?: string | null }[]): Slice[] {
   let next = 0;
-  const colors = slices.map((slice) => slice.color || PALETTE[next++ % PALETTE.length]);
+  return slices.map((slice) => ({ ...slice, color: slice.color || PALETTE[next++ % PALETTE.length] }));
+}
+
+function chart(slices: Slice[]) {
+  const colors = slices.map((slice) => slice.color);
   return {
     labels: slices.map((slice) => `${slice.label} (${COUNT.format(slice.count)})`),
     datasets: [
@@ -51,20 +63,29 @@ function assetCounts(db: AnyKysely, caller: Caller) {
   return assetCountsPerLabel(db, (select) => inCallersCompany(select, caller, "assets"));
 }
 
-/** One slice per label holding assets, in the label's colour when it has one. */
-export async function assetsByLabel(db: AnyKysely, caller: Caller) {
+/**
+ * One slice per label holding assets the caller may see, in the label's colour when it has one;
+ * the label's name as stored (the dashboard page escapes it where it prints it).
+ */
+export async function labelSlices(db: AnyKysely, caller: Caller): Promise<Slice[]> {
   const [counts, all] = await Promise.all([assetCounts(db, caller), undeletedLabels(db)]);
   const perLabel = new Map<number, number>();
   for (const count of counts) perLabel.set(count.statusId, (perLabel.get(count.statusId) ?? 0) + count.count);
-  return chart(
+  return coloured(
     all
       .filter((label) => (perLabel.get(label.id) ?? 0) > 0)
       .map((label) => ({
-        label: escaped(label.name as string) ?? "",
+        label: label.name as string,
         count: perLabel.get(label.id) ?? 0,
         color: label.color as string | null,
       })),
   );
+}
+
+/** Chart.js data of one slice per label holding assets (Snipe-IT's, whose names are HTML-escaped). */
+export async function assetsByLabel(db: AnyKysely, caller: Caller) {
+  const slices = await labelSlices(db, caller);
+  return chart(slices.map((slice) => ({ ...slice, label: escaped(slice.label) ?? "" })));
 }
 
 /** One slice per status type: checked out is Deployed, else the type of the asset's label. */
@@ -77,5 +98,5 @@ export async function assetsByType(db: AnyKysely, caller: Caller) {
     const slice = count.assigned ? "deployed" : type === "deployable" ? "rtd" : type;
     totals[slice] += count.count;
   }
-  return chart(TYPE_SLICES.map(([key, label]) => ({ label, count: totals[key] })));
+  return chart(coloured(TYPE_SLICES.map(([key, label]) => ({ label, count: totals[key] }))));
 }

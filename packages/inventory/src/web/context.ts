@@ -2,6 +2,7 @@ import { type HttpServer, Invalid, type LoginLimits } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Identification, sessionCallerOf } from "../routes/v1/context.ts";
 import { type Caller, requirePermission, requireSuperuser } from "../services/permissions.ts";
+import type { Storage } from "../services/storage.ts";
 import { navFor } from "./nav.ts";
 
 // What every page route is registered with, the guards that decide who may see a page (the same
@@ -13,6 +14,8 @@ export interface WebContext extends Identification {
   app: HttpServer;
   /** Limits on failed sign-ins (core's login throttle). */
   loginLimits: LoginLimits;
+  /** Where uploads are staged and imports kept (the API's). */
+  storage: Storage;
 }
 
 /** Who may see a page: anyone signed in, holders of an API permission (`assets.view`), or superusers. */

@@ -12,10 +12,13 @@ import {
 } from "@anvil/core";
 import type { FastifyError } from "fastify";
 import type { InventoryDatabase } from "../services/database.ts";
+import type { Storage } from "../services/storage.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerHome } from "./routes/home.ts";
+import { registerImports } from "./routes/import.ts";
+import { registerReports } from "./routes/reports.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
 
@@ -33,6 +36,8 @@ const ASSETS = {
   "style.css": here("assets/style.css"),
   "favicon.svg": here("assets/favicon.svg"),
   "htmx.min.js": require.resolve("htmx.org/dist/htmx.min.js"),
+  // Chartist's UMD build (12 KB gzipped, draws SVG, sets text as text) and the dashboard's use of it.
+  "status-chart.js": [require.resolve("chartist/dist/index.umd.js"), here("assets/status-chart.js")],
 };
 
 const CSRF_ERRORS = new Set(["FST_CSRF_INVALID_TOKEN", "FST_CSRF_MISSING_SECRET"]);
@@ -55,6 +60,8 @@ export function registerWebSupport(
 
 export interface PagesOptions {
   web: WebPages;
+  /** Where uploads are staged and imports kept (the API's). */
+  storage: Storage;
   loginLimits: LoginLimits;
   fullMultipleCompaniesSupport: boolean;
 }
@@ -72,6 +79,7 @@ export async function registerPages(
       app: pages,
       database,
       web: options.web,
+      storage: options.storage,
       fullMultipleCompaniesSupport: options.fullMultipleCompaniesSupport,
       loginLimits: options.loginLimits,
     };
@@ -101,5 +109,7 @@ export async function registerPages(
     registerSession(context);
     registerAccount(context);
     registerAdmin(context);
+    registerReports(context);
+    await registerImports(context);
   });
 }

@@ -60,3 +60,22 @@ export function withCookie(
   }
   return fetch(`${url}${path}`, { method: options.method ?? "GET", headers, body, redirect: "manual" });
 }
+
+/** The messages of the dialogs the page opens from now on (alert, confirm), each dismissed: none is wanted. */
+export function dialogsOf(page: Page): string[] {
+  const dialogs: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return dialogs;
+}
+
+/** The errors the page logs from now on: a blocked inline script or style, a missing file. */
+export function consoleErrorsOf(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  return errors;
+}

@@ -1,6 +1,7 @@
 import { sessionCallerOf } from "../../routes/v1/context.ts";
 import { hasAnyUser } from "../../services/users.ts";
 import { render, type WebContext } from "../context.ts";
+import { dashboard } from "./dashboard.ts";
 
 // `/`: the first-run setup until a user exists, the sign-in form for a visitor, else the dashboard.
 export function registerHome(context: WebContext): void {
@@ -10,6 +11,9 @@ export function registerHome(context: WebContext): void {
     const caller = await sessionCallerOf(context, request);
     if (!caller) return reply.redirect("/login", 303);
     request.actor = caller;
-    return render(context, request, reply, "dashboard", { title: "Dashboard" });
+    return render(context, request, reply, "dashboard", {
+      title: "Dashboard",
+      ...(await dashboard(database, caller)),
+    });
   });
 }
