@@ -51,6 +51,8 @@ export interface PageFrame {
   csrf: string;
   flash?: { kind: string; text: string };
   asset: (name: string) => string;
+  /** A small file of ASSETS as a data: URL (no request of its own). */
+  inline: (name: string) => string;
 }
 
 /**
@@ -83,6 +85,7 @@ export function render(
     csrf: reply.generateCsrf(),
     flash: context.web.takeFlash(request, reply),
     asset: (name) => context.web.assetUrl(name),
+    inline: (name) => context.web.inlineAssetUrl(name),
   };
   return reply
     .code(status)
