@@ -35,6 +35,20 @@ export function escaped(text: string | null | undefined): string | null {
   return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]) : text;
 }
 
+const UNESCAPES: Record<string, string> = Object.fromEntries(
+  Object.entries(ESCAPES).map(([character, entity]) => [entity, character]),
+);
+
+/**
+ * Text `escaped` made, as it was typed: the web pages show the API's transformed objects and
+ * escape every value as they print it, which must not escape it twice.
+ */
+export function unescaped(text: string): string {
+  return text.includes("&")
+    ? text.replace(/&(?:amp|lt|gt|quot|#039);/g, (entity) => UNESCAPES[entity])
+    : text;
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, "0");
 }
