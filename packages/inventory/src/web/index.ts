@@ -16,6 +16,8 @@ import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerHome } from "./routes/home.ts";
+import { registerResourceSections } from "./routes/resource-sections.ts";
+import { registerResourcePages } from "./routes/resources.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
 
@@ -100,5 +102,7 @@ export async function registerPages(
     registerSession(context);
     registerAccount(context);
     registerAdmin(context);
+    registerResourcePages(context);
+    registerResourceSections(context);
   });
 }

@@ -12,6 +12,21 @@ export interface NavLink {
 
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
+  { label: "Licenses", href: "/licenses", shownTo: { permission: "licenses.view" } },
+  { label: "Accessories", href: "/accessories", shownTo: { permission: "accessories.view" } },
+  { label: "Consumables", href: "/consumables", shownTo: { permission: "consumables.view" } },
+  { label: "Components", href: "/components", shownTo: { permission: "components.view" } },
+  { label: "People", href: "/users", shownTo: { permission: "users.view" } },
+  { label: "Asset Models", href: "/models", shownTo: { permission: "models.view" } },
+  { label: "Categories", href: "/categories", shownTo: { permission: "categories.view" } },
+  { label: "Manufacturers", href: "/manufacturers", shownTo: { permission: "manufacturers.view" } },
+  { label: "Suppliers", href: "/suppliers", shownTo: { permission: "suppliers.view" } },
+  { label: "Departments", href: "/departments", shownTo: { permission: "departments.view" } },
+  { label: "Locations", href: "/locations", shownTo: { permission: "locations.view" } },
+  { label: "Companies", href: "/companies", shownTo: { permission: "companies.view" } },
+  { label: "Status Labels", href: "/statuslabels", shownTo: { permission: "statuslabels.view" } },
+  { label: "Depreciations", href: "/depreciations", shownTo: { permission: "depreciations.view" } },
+  { label: "Groups", href: "/admin/groups", shownTo: "superuser" },
   { label: "Settings", href: "/admin", shownTo: "superuser" },
 ];
 
