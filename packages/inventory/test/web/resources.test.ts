@@ -204,6 +204,21 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     ]);
     const reversed = await page.locator("#resource-table tbody tr td:first-child").allTextContents();
     assert.deepEqual(reversed, [...names].reverse());
+
+    // Two a page: Next and Previous keep the order, in place.
+    await page.goto(`${inventory.url}/manufacturers?sort=name&order=asc&limit=2`);
+    assert.equal(await page.getByText(`Showing 1 to 2 of ${names.length} rows`).count(), 1);
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.url().includes("offset=2")),
+      page.getByRole("link", { name: "Next" }).click(),
+    ]);
+    assert.ok(!(await answer.text()).includes("<html"), "htmx got the whole page");
+    await page.waitForURL(/offset=2/);
+    assert.deepEqual(
+      await page.locator("#resource-table tbody tr td:first-child").allTextContents(),
+      names.slice(2, 4),
+    );
+    assert.equal(await page.getByRole("link", { name: "Previous" }).count(), 1);
   });
 
   test("a delete the API refuses shows its reason, and nothing is deleted", async () => {
@@ -302,6 +317,11 @@ forEachInventory("inventory web: every other resource", (inventory) => {
 
     await page.goto(`${inventory.url}/users/${ids.users}`);
     assert.equal(await page.locator("h2:has-text('Licenses') + ul a").textContent(), "Office");
+
+    // A date the license stores is the edit form's value.
+    await api(inventory, "PATCH", `/licenses/${ids.licenses}`, { body: { purchase_date: "2024-02-29" } });
+    await page.goto(`${inventory.url}/licenses/${ids.licenses}/edit`);
+    assert.equal(await page.getByLabel("Purchase Date").inputValue(), "2024-02-29");
 
     await page.goto(`${inventory.url}/licenses/${ids.licenses}`);
     await submit(page, "Checkin seat 1");

@@ -212,7 +212,8 @@ const RELATED_PAGES: Readonly<Record<string, string>> = {
   created_by: "/users",
 };
 
-const PER_PAGE = 20;
+/** Rows a list page shows unless its address asks for more or fewer (the API's limit caps it). */
+const PER_PAGE = "20";
 
 /** The list's query string with some parameters changed. */
 function listHref(url: string, query: Record<string, string>, change: Record<string, string | number>) {
@@ -229,7 +230,7 @@ function listHref(url: string, query: Record<string, string>, change: Record<str
 function listQuery(request: FastifyRequest): Record<string, string> {
   const given = request.query as Record<string, unknown>;
   const kept: Record<string, string> = {};
-  for (const name of ["search", "sort", "order", "offset"])
+  for (const name of ["search", "sort", "order", "offset", "limit"])
     if (typeof given[name] === "string" && given[name] !== "") kept[name] = given[name] as string;
   return kept;
 }
@@ -257,8 +258,8 @@ function registerResource(context: WebContext, page: ResourcePage): void {
   app.get(url, on("view"), async (request, reply) => {
     const caller = pageCaller(request);
     const query = listQuery(request);
-    const list = await listResource(database, definition, caller, { ...query, limit: String(PER_PAGE) });
-    const { offset, sort, order } = list.params;
+    const list = await listResource(database, definition, caller, { limit: PER_PAGE, ...query });
+    const { offset, sort, order, limit } = list.params;
     const sortable = new Set(definition.list.sorts);
     const data = {
       url,
@@ -268,11 +269,9 @@ function registerResource(context: WebContext, page: ResourcePage): void {
       total: list.total,
       first: list.total === 0 ? 0 : offset + 1,
       last: offset + list.rows.length,
-      previous: offset > 0 ? listHref(url, query, { offset: Math.max(0, offset - PER_PAGE) }) : undefined,
+      previous: offset > 0 ? listHref(url, query, { offset: Math.max(0, offset - limit) }) : undefined,
       next:
-        offset + list.rows.length < list.total
-          ? listHref(url, query, { offset: offset + PER_PAGE })
-          : undefined,
+        offset + list.rows.length < list.total ? listHref(url, query, { offset: offset + limit }) : undefined,
       headers: page.columns.map((column) => ({
         ...column,
         sorted: sort === column.key ? (order === "asc" ? "ascending" : "descending") : undefined,
