@@ -15,6 +15,7 @@ import type { InventoryDatabase } from "../services/database.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
+import { registerFieldPages } from "./routes/fields.ts";
 import { registerHome } from "./routes/home.ts";
 import { registerResourceSections } from "./routes/resource-sections.ts";
 import { registerResourcePages } from "./routes/resources.ts";
@@ -104,5 +105,6 @@ export async function registerPages(
     registerAdmin(context);
     registerResourcePages(context);
     registerResourceSections(context);
+    registerFieldPages(context);
   });
 }

@@ -17,6 +17,7 @@ export const NAV: readonly NavLink[] = [
   { label: "Consumables", href: "/consumables", shownTo: { permission: "consumables.view" } },
   { label: "Components", href: "/components", shownTo: { permission: "components.view" } },
   { label: "People", href: "/users", shownTo: { permission: "users.view" } },
+  { label: "Custom Fields", href: "/fields", shownTo: { permission: "customfields.view" } },
   { label: "Asset Models", href: "/models", shownTo: { permission: "models.view" } },
   { label: "Categories", href: "/categories", shownTo: { permission: "categories.view" } },
   { label: "Manufacturers", href: "/manufacturers", shownTo: { permission: "manufacturers.view" } },

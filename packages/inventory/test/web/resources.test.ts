@@ -362,6 +362,71 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     );
   });
 
+  test("custom fields: a field and a fieldset are made, the field joins the set and cannot be deleted then", async () => {
+    const page = admin;
+    await page.goto(`${inventory.url}/`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Custom Fields" }).click(),
+    ]);
+    assert.equal(await heading(page), "Custom Fields");
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole("link", { name: "Create New Custom Field" }).click(),
+    ]);
+    await assertAccessible(page, "custom field form");
+    await page.getByLabel("Custom Format").fill("regex:/[/");
+    await submit(page, "Save");
+    assert.equal(await page.locator("#field-name-note").textContent(), "The name field is required.");
+    assert.equal(
+      await page.locator("#field-custom_format-note").textContent(),
+      "The selected format is invalid.",
+    );
+    await page.getByLabel("Name", { exact: true }).fill(`MAC ${HOSTILE}`);
+    await page.getByLabel("Custom Format").fill("");
+    await page.getByLabel("Format", { exact: true }).selectOption("MAC");
+    await submit(page, "Save");
+    assert.equal(await page.getByRole("status").textContent(), "Field created successfully.");
+    assert.equal(await page.getByRole("cell", { name: `MAC ${HOSTILE}`, exact: true }).count(), 1);
+    await assertAccessible(page, "custom fields");
+    await browser.current.screenshot(page, `${inventory.database.dialect}-fields`);
+
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole("link", { name: "Create New Fieldset" }).click(),
+    ]);
+    await page.getByLabel("Name").fill("Laptops");
+    await submit(page, "Save");
+    assert.equal(await page.getByRole("status").textContent(), "Fieldset created successfully.");
+    assert.equal(await heading(page), "Laptops");
+    await page.getByLabel("Field", { exact: true }).selectOption({ label: `MAC ${HOSTILE}` });
+    await page.getByLabel("Required").check();
+    await submit(page, "Save");
+    assert.match((await page.getByRole("row", { name: /MAC/ }).textContent()) ?? "", /Yes/);
+    await assertAccessible(page, "fieldset");
+    await browser.current.screenshot(page, `${inventory.database.dialect}-fieldset`);
+
+    await page.goto(`${inventory.url}/fields`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole("link", { name: `Delete MAC ${HOSTILE}` }).click(),
+    ]);
+    await submit(page, "Delete");
+    assert.equal(await page.getByRole("alert").textContent(), "Field is in use.");
+
+    await page.getByRole("link", { name: "Laptops", exact: true }).click();
+    await page.waitForURL(/fieldsets\/\d+$/);
+    await submit(page, `Remove MAC ${HOSTILE}`);
+    assert.equal(await page.getByRole("row", { name: /MAC/ }).count(), 0);
+    await page.goto(`${inventory.url}/fields`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.getByRole("link", { name: `Delete MAC ${HOSTILE}` }).click(),
+    ]);
+    await submit(page, "Delete");
+    assert.equal(await page.getByRole("status").textContent(), "The field was deleted successfully.");
+  });
+
   test("a read-only user sees no buttons, and a forged form is refused", async () => {
     await userWithToken(inventory, "viewer", { "companies.view": "1", "licenses.view": "1" });
     const page = await browser.current.newPage({ width: 360 });
