@@ -40,6 +40,8 @@ export interface ResourcePage {
   choices?: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>>;
   /** The category type whose categories the Category field offers. */
   categoryType?: string;
+  /** What a new row's form starts with where an empty field is not the usual choice. */
+  createDefaults?: Readonly<Record<string, unknown>>;
   /** Labels of this resource's fields where they differ from FIELD_LABELS. */
   labels?: Readonly<Record<string, string>>;
   /** The list page's own section above its table (views/resources/NAME.eta), for what differs. */
@@ -280,6 +282,8 @@ export const RESOURCE_PAGES: readonly ResourcePage[] = [
       col("activated", "Login Enabled"),
     ],
     detailSection: "user-holdings",
+    // A new user may sign in, as Snipe-IT's form starts.
+    createDefaults: { activated: true },
   },
   {
     definition: licenses,

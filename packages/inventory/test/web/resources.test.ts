@@ -187,6 +187,38 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     assert.equal((await api<{ total: number }>(inventory, "GET", "/companies?search=Globex")).body.total, 0);
   });
 
+  test("a user made on the page, with a password and its confirmation, can sign in", async () => {
+    const page = admin;
+    await page.goto(`${inventory.url}/users/create`);
+    assert.equal(await page.getByLabel("This user can login").isChecked(), true);
+    await page.getByLabel("First Name").fill("Sam");
+    await page.getByLabel("Username").fill("sam");
+    await page.getByLabel("Password", { exact: true }).fill("password123");
+    await page.getByLabel("Confirm Password").fill("password124");
+    await page.getByLabel("Manager").selectOption({ label: "Doe, Jane (jane)" });
+    await submit(page, "Save");
+    assert.equal(
+      await page.locator("#field-password-note").textContent(),
+      "The password field confirmation does not match.",
+    );
+    assert.equal(await page.getByLabel("Manager").inputValue(), String(ids.users));
+    await page.getByLabel("Password", { exact: true }).fill("password123");
+    await page.getByLabel("Confirm Password").fill("password123");
+    await submit(page, "Save");
+    assert.equal(await page.getByRole("status").textContent(), "User created successfully.");
+    assert.equal(
+      await page
+        .getByRole("row", { name: /Manager/ })
+        .getByRole("link")
+        .textContent(),
+      "Jane Doe",
+    );
+
+    const other = await browser.current.newPage();
+    await signIn(other, inventory.url, "sam", "password123");
+    assert.equal(new URL(other.url()).pathname, "/");
+  });
+
   test("the list sorts by a header and pages, in place", async () => {
     for (const name of ["Alpha", "Bravo"]) await made(inventory, "/manufacturers", { name });
     const page = admin;
@@ -235,6 +267,13 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     await submit(page, "Delete");
     assert.match((await page.getByRole("alert").textContent()) ?? "", /not currently deletable/);
     assert.equal((await api(inventory, "GET", `/locations/${ids.locations}`)).status, 200);
+
+    await page.goto(`${inventory.url}/users/1/delete`);
+    await submit(page, "Delete");
+    assert.equal(
+      await page.getByRole("alert").textContent(),
+      "The user cannot be deleted. You cannot delete yourself.",
+    );
   });
 
   test("locations: the list shows the tree, a location its children", async () => {
@@ -245,6 +284,21 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     assert.equal(await tree.locator("li:has(li) > a").textContent(), "Head Office");
     await page.goto(`${inventory.url}/locations/${ids.locations}`);
     assert.equal(await page.locator("main ul a").textContent(), "Basement");
+
+    // On a phone the wide table scrolls by itself; the page does not.
+    const phone = await browser.current.newPage({ width: 360 });
+    await signIn(phone, inventory.url, "admin", "adminpassword");
+    for (const path of [
+      "/locations",
+      "/locations/create",
+      `/locations/${ids.locations}`,
+      `/licenses/${ids.licenses}`,
+    ]) {
+      await phone.goto(`${inventory.url}${path}`);
+      assert.equal(await horizontalOverflow(phone), 0, path);
+    }
+    await phone.goto(`${inventory.url}/locations`);
+    await browser.current.screenshot(phone, `${inventory.database.dialect}-locations-360`);
   });
 
   test("text fields show what was typed, escaped", async () => {

@@ -1,4 +1,4 @@
-import { Conflict, Forbidden } from "@anvil/core";
+import { Conflict, Forbidden, Invalid } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { date, unescaped } from "../../convert/format.ts";
 import { depreciations } from "../../resources/depreciations.ts";
@@ -321,7 +321,9 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     return render(context, request, reply, "resources/form", { ...data, fields, errors }, status);
   };
 
-  app.get(`${url}/create`, on("create"), async (request, reply) => showForm(request, reply, { values: {} }));
+  app.get(`${url}/create`, on("create"), async (request, reply) =>
+    showForm(request, reply, { values: page.createDefaults ?? {} }),
+  );
 
   app.post(url, on("create"), async (request, reply) => {
     const caller = pageCaller(request);
@@ -399,9 +401,11 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     try {
       await deleteResource(database, definition, caller, originOf(request), id);
     } catch (error) {
-      // The API's refusal ("currently associated…"), shown on the row's page.
-      if (error instanceof Conflict || error instanceof Forbidden)
-        return redirectWith(context, reply, `${url}/${id}`, "error", error.message);
+      // The API's refusal ("currently associated…", each reason a user is kept for), on the row's page.
+      if (error instanceof Conflict || error instanceof Forbidden || error instanceof Invalid) {
+        const reasons = error instanceof Invalid ? Object.values(error.details).flat() : [];
+        return redirectWith(context, reply, `${url}/${id}`, "error", [error.message, ...reasons].join(" "));
+      }
       throw error;
     }
     return redirectWith(context, reply, url, "success", definition.messages.delete);
