@@ -159,6 +159,14 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     assert.equal(await rows.count(), 1);
     assert.equal(await rows.first().locator("td").first().textContent(), "Globex");
 
+    // A filter of the API's list is kept by the search.
+    await page.goto(`${inventory.url}/users?company_id=${ids.companies}`);
+    assert.equal(await page.getByText("No Results").count(), 1);
+    await page.getByLabel("Search").fill("jane");
+    await Promise.all([page.waitForURL(/search=jane/), page.getByRole("button", { name: "Search" }).click()]);
+    assert.match(page.url(), new RegExp(`company_id=${ids.companies}`));
+    assert.equal(await page.getByText("No Results").count(), 1);
+
     // Without JavaScript the same address is a whole page.
     const cookie = (await sessionCookie(page)).value;
     const plain = await withCookie(inventory.url, "/companies?search=globex", cookie);

@@ -10,6 +10,7 @@ import {
   findResource,
   listResource,
   presentRows,
+  type ResourceDefinition,
   updateResource,
 } from "../../services/resource.ts";
 import { categorySource, locationSelectlist, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
@@ -226,11 +227,14 @@ function listHref(url: string, query: Record<string, string>, change: Record<str
   return text === "" ? url : `${url}?${text}`;
 }
 
-/** The list's parameters a page keeps in its links (strings only; anything else is dropped). */
-function listQuery(request: FastifyRequest): Record<string, string> {
+/**
+ * The list's parameters a page keeps in its links: the API's paging, sorting and searching, and
+ * its filters (`/users?company_id=1`). Strings only; anything else is dropped.
+ */
+function listQuery(request: FastifyRequest, definition: ResourceDefinition): Record<string, string> {
   const given = request.query as Record<string, unknown>;
   const kept: Record<string, string> = {};
-  for (const name of ["search", "sort", "order", "offset", "limit"])
+  for (const name of ["search", "sort", "order", "offset", "limit", ...Object.keys(definition.list.filters)])
     if (typeof given[name] === "string" && given[name] !== "") kept[name] = given[name] as string;
   return kept;
 }
@@ -257,7 +261,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
 
   app.get(url, on("view"), async (request, reply) => {
     const caller = pageCaller(request);
-    const query = listQuery(request);
+    const query = listQuery(request, definition);
     const list = await listResource(database, definition, caller, { limit: PER_PAGE, ...query });
     const { offset, sort, order, limit } = list.params;
     const sortable = new Set(definition.list.sorts);
@@ -265,6 +269,8 @@ function registerResource(context: WebContext, page: ResourcePage): void {
       url,
       query,
       search: query.search ?? "",
+      // What a new search keeps: the order and the filters.
+      kept: Object.entries(query).filter(([name]) => name !== "search" && name !== "offset"),
       searchable: definition.list.search.length > 0,
       total: list.total,
       first: list.total === 0 ? 0 : offset + 1,
