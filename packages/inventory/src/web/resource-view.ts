@@ -1,7 +1,8 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { unescaped } from "../convert/format.ts";
 import { type Caller, can, isSuperuser } from "../services/permissions.ts";
 import type { ResourceDefinition } from "../services/resource.ts";
-import type { PageAccess } from "./context.ts";
+import { type PageAccess, render, type WebContext } from "./context.ts";
 
 // What the generic resource pages (routes/resources.ts) and their hand-written sections
 // (routes/resource-sections.ts) share: who may do what, and how the API's values read on a page.
@@ -35,4 +36,28 @@ export function shownValue(value: unknown): string {
     if (typeof object.date === "string") return object.date;
   }
   return "";
+}
+
+/**
+ * What views/resources/form.eta draws: a form's heading, where it posts, where Cancel leads, its
+ * inputs, and its button's name (Save unless given).
+ */
+export interface FormPage {
+  title: string;
+  action: string;
+  cancel: string;
+  fields: readonly object[];
+  button?: string;
+}
+
+/** A form page, with the service's messages beside their fields (422) when it refused the post. */
+export function renderForm(
+  context: WebContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: FormPage,
+  errors: Record<string, string[]> = {},
+) {
+  const status = Object.keys(errors).length > 0 ? 422 : 200;
+  return render(context, request, reply, "resources/form", { ...form, errors }, status);
 }

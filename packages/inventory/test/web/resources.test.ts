@@ -371,6 +371,12 @@ forEachInventory("inventory web: every other resource", (inventory) => {
       page.waitForNavigation(),
       page.getByRole("link", { name: "Checkout seat 1" }).click(),
     ]);
+    await assertAccessible(page, "license seat checkout");
+    await submit(page, "Checkout");
+    assert.equal(
+      await page.locator("#field-assigned_to-note").textContent(),
+      "The assigned to field is required when asset id is not present.",
+    );
     await page.getByLabel("Select a User").selectOption({ label: "Doe, Jane (jane)" });
     await submit(page, "Checkout");
     assert.equal(await page.getByRole("status").textContent(), "License checked out successfully.");

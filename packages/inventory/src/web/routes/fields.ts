@@ -33,7 +33,7 @@ import {
   ticked,
   type WebContext,
 } from "../context.ts";
-import { shownValue } from "../resource-view.ts";
+import { renderForm, shownValue } from "../resource-view.ts";
 
 // Custom fields and fieldsets (Snipe-IT's /fields and /fields/fieldsets): not table-driven
 // resources, so written by hand, with the services of /api/v1/fields and /api/v1/fieldsets, the
@@ -181,19 +181,17 @@ export function registerFieldPages(context: WebContext): void {
     values: Record<string, unknown>,
     errors: Record<string, string[]> = {},
   ) =>
-    render(
+    renderForm(
       context,
       request,
       reply,
-      "resources/form",
       {
         title: id === undefined ? "Create New Custom Field" : `Update Custom Field: ${values.name}`,
         action: id === undefined ? "/fields" : `/fields/${id}`,
         cancel: "/fields",
         fields: fieldForm(values, id === undefined),
-        errors,
       },
-      Object.keys(errors).length > 0 ? 422 : 200,
+      errors,
     );
   app.get("/fields/create", on("create"), async (request, reply) =>
     showFieldForm(request, reply, undefined, { element: "text", format: "ANY" }),
@@ -271,19 +269,17 @@ export function registerFieldPages(context: WebContext): void {
     name: string,
     errors: Record<string, string[]> = {},
   ) =>
-    render(
+    renderForm(
       context,
       request,
       reply,
-      "resources/form",
       {
         title: id === undefined ? "Create New Fieldset" : `Update Fieldset: ${name}`,
         action: id === undefined ? "/fields/fieldsets" : `/fields/fieldsets/${id}`,
         cancel: id === undefined ? "/fields" : `/fields/fieldsets/${id}`,
         fields: [{ name: "name", label: "Name", kind: "text", required: true, value: name }],
-        errors,
       },
-      Object.keys(errors).length > 0 ? 422 : 200,
+      errors,
     );
   app.get("/fields/fieldsets/create", on("create"), async (request, reply) =>
     showFieldsetForm(request, reply, undefined, ""),

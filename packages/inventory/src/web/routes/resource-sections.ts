@@ -13,7 +13,7 @@ import {
 import { userAccessories, userAssets, userConsumables, userLicenses } from "../../services/holdings.ts";
 import { type Caller, can } from "../../services/permissions.ts";
 import { findResource, presentRows } from "../../services/resource.ts";
-import { listSeats, updateSeat } from "../../services/seats.ts";
+import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
 import { locationTree, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
 import {
   field,
@@ -21,11 +21,10 @@ import {
   invalidFields,
   pageCaller,
   redirectWith,
-  render,
   type WebContext,
 } from "../context.ts";
 import { PAGE_OF_PATH } from "../resource-pages.ts";
-import { shownValue } from "../resource-view.ts";
+import { renderForm, shownValue } from "../resource-view.ts";
 
 // What differs between the resources' pages, written by hand (issue 20): the locations' tree, what
 // a user holds, a license's seats, and who has an accessory, a consumable or a component, with the
@@ -342,12 +341,7 @@ export function registerResourceSections(context: WebContext): void {
     const page = PAGE_OF_PATH.get(kind.path);
     if (!page) continue;
     const url = page.url;
-    const form = async (
-      request: FastifyRequest,
-      id: number,
-      errors: Record<string, string[]>,
-      sent = false,
-    ) => {
+    const form = async (request: FastifyRequest, id: number, sent = false) => {
       const caller = pageCaller(request);
       const row = await findResource(database, page.definition, id, undefined, caller);
       const shown = (await presentRows(database, page.definition, caller, [row]))[0];
@@ -356,26 +350,18 @@ export function registerResourceSections(context: WebContext): void {
         action: `${url}/${id}/checkout`,
         cancel: `${url}/${id}`,
         fields: await kind.fields(context, caller, (name) => (sent ? field(request, name) : "")),
-        errors,
+        button: "Checkout",
       };
     };
     app.get(`${url}/:id/checkout`, allowed(`${kind.path}.checkout`), async (request, reply) =>
-      render(context, request, reply, "resources/checkout", await form(request, idParam(request), {})),
+      renderForm(context, request, reply, await form(request, idParam(request))),
     );
     app.post(`${url}/:id/checkout`, allowed(`${kind.path}.checkout`), async (request, reply) => {
       const id = idParam(request);
       try {
         await kind.checkout(context, request, id);
       } catch (error) {
-        const errors = refusal(error);
-        return render(
-          context,
-          request,
-          reply,
-          "resources/checkout",
-          await form(request, id, errors, true),
-          422,
-        );
+        return renderForm(context, request, reply, await form(request, id, true), refusal(error));
       }
       return redirectWith(context, reply, `${url}/${id}`, "success", kind.success);
     });
@@ -411,7 +397,7 @@ export function registerResourceSections(context: WebContext): void {
   });
 
   // A license's seats: check one out to a user or an asset, or check it in (the seat's PATCH).
-  const seatForm = async (request: FastifyRequest, errors: Record<string, string[]>, sent = false) => {
+  const seatForm = async (request: FastifyRequest, sent = false) => {
     const caller = pageCaller(request);
     const id = idParam(request);
     const page = PAGE_OF_PATH.get("licenses");
@@ -423,11 +409,11 @@ export function registerResourceSections(context: WebContext): void {
       action: `/licenses/${id}/checkout/${idParam(request, "seat")}`,
       cancel: `/licenses/${id}`,
       fields: await seatFields(context, caller, (name) => (sent ? field(request, name) : "")),
-      errors,
+      button: "Checkout",
     };
   };
   app.get("/licenses/:id/checkout/:seat", allowed("licenses.checkout"), async (request, reply) =>
-    render(context, request, reply, "resources/checkout", await seatForm(request, {})),
+    renderForm(context, request, reply, await seatForm(request)),
   );
   app.post("/licenses/:id/checkout/:seat", allowed("licenses.checkout"), async (request, reply) => {
     const id = idParam(request);
@@ -437,19 +423,12 @@ export function registerResourceSections(context: WebContext): void {
     try {
       if (input.assigned_to === undefined && input.asset_id === undefined)
         throw new Invalid("The given data was invalid.", {
-          assigned_to: ["The assigned to field is required when asset id is not present."],
+          assigned_to: [SEAT_HOLDER_REQUIRED],
         });
       // A page never takes a seat from whoever holds it (the API's strict answer).
       await updateSeat(actorOf(context, request), id, idParam(request, "seat"), input, true);
     } catch (error) {
-      return render(
-        context,
-        request,
-        reply,
-        "resources/checkout",
-        await seatForm(request, refusal(error), true),
-        422,
-      );
+      return renderForm(context, request, reply, await seatForm(request, true), refusal(error));
     }
     return redirectWith(context, reply, `/licenses/${id}`, "success", "License checked out successfully.");
   });

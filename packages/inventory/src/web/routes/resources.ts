@@ -26,7 +26,7 @@ import {
   type WebContext,
 } from "../context.ts";
 import { FIELD_LABELS, RESOURCE_PAGES, type ResourcePage } from "../resource-pages.ts";
-import { accessTo, type Level, mayDo, shownValue } from "../resource-view.ts";
+import { accessTo, type Level, mayDo, renderForm, shownValue } from "../resource-view.ts";
 import { DETAIL_SECTIONS, LIST_SECTIONS } from "./resource-sections.ts";
 
 // One set of pages for every resource of RESOURCE_PAGES (issue 20): list, detail, create, edit and
@@ -323,8 +323,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
           action: `${url}/${id}`,
           cancel: `${url}/${id}`,
         };
-    const status = Object.keys(errors).length > 0 ? 422 : 200;
-    return render(context, request, reply, "resources/form", { ...data, fields, errors }, status);
+    return renderForm(context, request, reply, { ...data, fields }, errors);
   };
 
   app.get(`${url}/create`, on("create"), async (request, reply) =>
