@@ -12,6 +12,8 @@ export interface NavLink {
 
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
+  { label: "Maintenances", href: "/maintenances", shownTo: { permission: "assets.view" } },
+  { label: "Predefined Kits", href: "/kits", shownTo: { permission: "kits.view" } },
   { label: "Licenses", href: "/licenses", shownTo: { permission: "licenses.view" } },
   { label: "Accessories", href: "/accessories", shownTo: { permission: "accessories.view" } },
   { label: "Consumables", href: "/consumables", shownTo: { permission: "consumables.view" } },

@@ -6,8 +6,10 @@ import { consumables } from "../resources/consumables.ts";
 import { departments } from "../resources/departments.ts";
 import { depreciations } from "../resources/depreciations.ts";
 import { groups } from "../resources/groups.ts";
+import { kits } from "../resources/kits.ts";
 import { licenses } from "../resources/licenses.ts";
 import { locations } from "../resources/locations.ts";
+import { MAINTENANCE_TYPES, maintenances } from "../resources/maintenances.ts";
 import { manufacturers } from "../resources/manufacturers.ts";
 import { models } from "../resources/models.ts";
 import { statuslabels } from "../resources/statuslabels.ts";
@@ -40,6 +42,8 @@ export interface ResourcePage {
   choices?: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>>;
   /** The category type whose categories the Category field offers. */
   categoryType?: string;
+  /** The key of the API's object that names a row (its page's heading, its link in the list): `name` unless given. */
+  nameKey?: string;
   /** What a new row's form starts with where an empty field is not the usual choice. */
   createDefaults?: Readonly<Record<string, unknown>>;
   /** Labels of this resource's fields where they differ from FIELD_LABELS. */
@@ -335,6 +339,38 @@ export const RESOURCE_PAGES: readonly ResourcePage[] = [
     columns: [NAME, col("serial", "Serial"), ...STOCK, col("remaining", "Remaining")],
     categoryType: "component",
     detailSection: "component-assets",
+  },
+  {
+    definition: maintenances,
+    url: "/maintenances",
+    title: "Asset Maintenances",
+    singular: "Asset Maintenance",
+    nameKey: "title",
+    columns: [
+      col("title", "Title"),
+      col("asset", "Asset"),
+      col("asset_maintenance_type", "Asset Maintenance Type"),
+      col("start_date", "Start Date"),
+      col("completion_date", "Completion Date"),
+      col("asset_maintenance_time", "Asset Maintenance Time (in days)"),
+      col("supplier", "Supplier"),
+      col("cost", "Cost"),
+      col("is_warranty", "Warranty"),
+      NOTES,
+    ],
+    labels: {
+      asset_id: "Asset",
+      is_warranty: "Warranty Improvement",
+      asset_maintenance_type: "Asset Maintenance Type",
+    },
+    choices: { asset_maintenance_type: MAINTENANCE_TYPES.map((type) => [type, type] as const) },
+  },
+  {
+    definition: kits,
+    url: "/kits",
+    title: "Predefined Kits",
+    singular: "Predefined Kit",
+    columns: [NAME],
   },
 ];
 

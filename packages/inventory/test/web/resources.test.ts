@@ -11,6 +11,8 @@ import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts"
 // tree, a user's holdings, seats and stock check-outs), permissions, escaping and accessibility.
 
 const HOSTILE = `<script>"x</script>`;
+/** The nav's words where they are not the list's heading (Snipe-IT's). */
+const NAV_LABELS: Record<string, string> = { Users: "People", "Asset Maintenances": "Maintenances" };
 
 /** Creates a row through the API and answers its id. */
 async function made(inventory: InventoryState, path: string, body: Record<string, unknown>): Promise<number> {
@@ -94,6 +96,13 @@ forEachInventory("inventory web: every other resource", (inventory) => {
       model_id: ids.models,
       status_id: ids.statuslabels,
     });
+    ids.maintenances = await made(inventory, "/maintenances", {
+      asset_id: assetId,
+      title: "New battery",
+      asset_maintenance_type: "Repair",
+      start_date: "2026-01-05",
+    });
+    ids.kits = await made(inventory, "/kits", { name: "New starter" });
     admin = await browser.current.newPage();
     await signIn(admin, inventory.url, "admin", "adminpassword");
   });
@@ -106,7 +115,7 @@ forEachInventory("inventory web: every other resource", (inventory) => {
         admin.waitForNavigation(),
         admin
           .getByRole("navigation", { name: "Main" })
-          .getByRole("link", { name: page.title === "Users" ? "People" : page.title, exact: true })
+          .getByRole("link", { name: NAV_LABELS[page.title] ?? page.title, exact: true })
           .click(),
       ]);
       assert.equal(await heading(admin), page.title, path);
@@ -225,6 +234,25 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     const other = await browser.current.newPage();
     await signIn(other, inventory.url, "sam", "password123");
     assert.equal(new URL(other.url()).pathname, "/");
+  });
+
+  test("an asset maintenance's form shows what is stored, and saves it again", async () => {
+    const page = admin;
+    await page.goto(`${inventory.url}/maintenances/${ids.maintenances}/edit`);
+    assert.equal(await page.getByLabel("Asset", { exact: true }).inputValue(), String(assetId));
+    assert.equal(await page.getByLabel("Asset Maintenance Type").inputValue(), "Repair");
+    assert.equal(await page.getByLabel("Start Date").inputValue(), "2026-01-05");
+    await page.getByLabel("Title").fill("New battery and keyboard");
+    await submit(page, "Save");
+    assert.equal(await page.getByRole("status").textContent(), "Asset Maintenance edited successfully.");
+    assert.equal(await heading(page), "New battery and keyboard");
+    const stored = await api<{ asset_maintenance_type: string; start_date: { date: string } }>(
+      inventory,
+      "GET",
+      `/maintenances/${ids.maintenances}`,
+    );
+    assert.equal(stored.body.asset_maintenance_type, "Repair");
+    assert.equal(stored.body.start_date.date, "2026-01-05");
   });
 
   test("the list sorts by a header and pages, in place", async () => {

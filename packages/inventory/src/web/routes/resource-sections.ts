@@ -15,14 +15,7 @@ import { type Caller, can } from "../../services/permissions.ts";
 import { findResource, presentRows } from "../../services/resource.ts";
 import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
 import { locationTree, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
-import {
-  field,
-  guard,
-  invalidFields,
-  pageCaller,
-  redirectWith,
-  type WebContext,
-} from "../context.ts";
+import { field, guard, invalidFields, pageCaller, redirectWith, type WebContext } from "../context.ts";
 import { PAGE_OF_PATH } from "../resource-pages.ts";
 import { renderForm, shownValue } from "../resource-view.ts";
 

@@ -131,6 +131,12 @@ function formInput(request: FastifyRequest, fields: readonly FormField[]): Recor
   return input;
 }
 
+/** The select lists served under another name than their table's. */
+const SELECTLIST_OF_TABLE: Readonly<Record<string, string>> = {
+  status_labels: "statuslabels",
+  assets: "hardware",
+};
+
 /** The names a select offers, by the table its ids name: the select lists the API serves to pages. */
 async function optionsOf(
   context: WebContext,
@@ -149,7 +155,7 @@ async function optionsOf(
     const list = await listResource(database, depreciations, caller, { sort: "name", order: "asc" });
     return list.rows.map((row) => [String(row.id), unescaped(String(row.name))]);
   }
-  const source = SELECTLISTS[table === "status_labels" ? "statuslabels" : table];
+  const source = SELECTLISTS[SELECTLIST_OF_TABLE[table] ?? table];
   return source ? listed((await selectlist(database, caller, source, request)).results) : [];
 }
 
@@ -201,6 +207,7 @@ function linkOf(key: string, value: unknown): string | undefined {
 
 /** Where the related objects of the API's answers have their pages. */
 const RELATED_PAGES: Readonly<Record<string, string>> = {
+  asset: "/hardware",
   company: "/companies",
   location: "/locations",
   parent: "/locations",
@@ -257,7 +264,8 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     const row = await findResource(database, definition, id, undefined, caller);
     return { row, shown: (await presentRows(database, definition, caller, [row]))[0] };
   };
-  const nameOf = (shown: Record<string, unknown>) => shownValue(shown.name) || `#${shown.id}`;
+  const nameKey = page.nameKey ?? "name";
+  const nameOf = (shown: Record<string, unknown>) => shownValue(shown[nameKey]) || `#${shown.id}`;
 
   app.get(url, on("view"), async (request, reply) => {
     const caller = pageCaller(request);
@@ -291,9 +299,10 @@ function registerResource(context: WebContext, page: ResourcePage): void {
       })),
       rows: list.rows.map((shown) => ({
         href: `${url}/${shown.id}`,
+        name: nameOf(shown),
         cells: page.columns.map((column) => ({
           text: shownValue(shown[column.key]),
-          href: column.key === "name" ? `${url}/${shown.id}` : linkOf(column.key, shown[column.key]),
+          href: column.key === nameKey ? `${url}/${shown.id}` : linkOf(column.key, shown[column.key]),
         })),
       })),
       may: may(caller),
@@ -356,7 +365,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
       lines: page.columns.map((column) => ({
         title: column.title,
         text: shownValue(shown[column.key]),
-        href: column.key === "name" ? undefined : linkOf(column.key, shown[column.key]),
+        href: column.key === nameKey ? undefined : linkOf(column.key, shown[column.key]),
       })),
       may: may(caller),
       section: section && { template: `resources/${page.detailSection}`, data: section },
