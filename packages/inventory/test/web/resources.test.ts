@@ -523,6 +523,25 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     assert.equal(await page.getByRole("status").textContent(), "The field was deleted successfully.");
   });
 
+  test("an admin may do all but the superuser's: no groups", async () => {
+    await userWithToken(inventory, "deputy", { admin: "1" });
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "deputy", "password123");
+    await page.goto(`${inventory.url}/companies/${ids.companies}`);
+    assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 1);
+    assert.equal(await page.getByRole("link", { name: "Delete" }).count(), 1);
+    const nav = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allTextContents();
+    assert.ok(nav.includes("Companies") && !nav.includes("Groups"), nav.join(", "));
+    const cookie = (await sessionCookie(page)).value;
+    assert.equal((await withCookie(inventory.url, "/admin/groups", cookie)).status, 403);
+    const forged = await withCookie(inventory.url, "/admin/groups", cookie, {
+      method: "POST",
+      form: { _csrf: await csrfToken(page), name: "Forged" },
+    });
+    assert.equal(forged.status, 403);
+    assert.equal((await api<{ total: number }>(inventory, "GET", "/groups?search=Forged")).body.total, 0);
+  });
+
   test("a read-only user sees no buttons, and a forged form is refused", async () => {
     await userWithToken(inventory, "viewer", { "companies.view": "1", "licenses.view": "1" });
     const page = await browser.current.newPage({ width: 360 });

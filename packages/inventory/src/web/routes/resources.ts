@@ -32,7 +32,7 @@ import { DETAIL_SECTIONS, LIST_SECTIONS } from "./resource-sections.ts";
 // One set of pages for every resource of RESOURCE_PAGES (issue 20): list, detail, create, edit and
 // delete, each calling the service its /api/v1 route calls and checking the same permission. The
 // form's inputs follow the definition's rules; what differs per resource is in resource-pages.ts
-// and, for a detail page's own section, in items.ts.
+// and, for the sections a list or detail page has of its own, in resource-sections.ts.
 
 /** Fields the pages leave to the API or to pages of their own (images, permissions, memberships). */
 const NOT_ON_FORMS = new Set([
