@@ -372,7 +372,8 @@ forEachInventory("inventory web: every other resource", (inventory) => {
     const held = page.getByRole("row", { name: /Jane Doe/ });
     assert.match((await held.textContent()) ?? "", /for the desk/);
 
-    await page.goto(`${inventory.url}/consumables/${ids.consumables}/checkout`);
+    await page.goto(`${inventory.url}/consumables/${ids.consumables}`);
+    await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "Checkout" }).click()]);
     await page.getByLabel("Checkout to").selectOption({ label: "Doe, Jane (jane)" });
     await submit(page, "Checkout");
     assert.equal(await page.getByRole("status").textContent(), "Consumable checked out successfully.");
@@ -430,7 +431,8 @@ forEachInventory("inventory web: every other resource", (inventory) => {
 
   test("a component is checked out to an asset and checked in", async () => {
     const page = admin;
-    await page.goto(`${inventory.url}/components/${ids.components}/checkout`);
+    await page.goto(`${inventory.url}/components/${ids.components}`);
+    await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "Checkout" }).click()]);
     await page.getByLabel("Select Asset").selectOption({ value: String(assetId) });
     await page.getByLabel("Quantity").fill("5");
     await submit(page, "Checkout");

@@ -64,6 +64,11 @@ export const LIST_SECTIONS: Readonly<Record<string, ListSection>> = {
   },
 };
 
+/** Whether a stock item's page offers Checkout: to whoever may, while some is left. */
+function checkoutOffered(caller: Caller, path: string, shown: Record<string, unknown>): boolean {
+  return can(caller, `${path}.checkout`) && Number(shown.remaining) > 0;
+}
+
 export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
   "location-children": async (_context, _caller, _id, shown) => ({
     children: ((shown.children as { id: number; name: string }[] | undefined) ?? []).map((child) => ({
@@ -124,7 +129,7 @@ export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
   "accessory-checkouts": async ({ database }, caller, id, shown) => {
     const page = await accessoryCheckouts(database, caller, id, { limit: SECTION_ROWS });
     return {
-      checkout: can(caller, "accessories.checkout") && Number(shown.remaining_qty) > 0,
+      checkout: checkoutOffered(caller, "accessories", shown),
       rows: page.rows.map((row) => {
         const holder = row.assigned_to as { id: number; type: string; name: string } | null;
         return {
@@ -144,7 +149,7 @@ export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
   "consumable-users": async ({ database }, caller, id, shown) => {
     const page = await consumableUsers(database, caller, id);
     return {
-      checkout: can(caller, "consumables.checkout") && Number(shown.remaining) > 0,
+      checkout: checkoutOffered(caller, "consumables", shown),
       rows: page.rows.map((row) => ({
         user: row.user && { href: `/users/${row.user.id}`, name: shownValue(row.user.name) },
         note: shownValue(row.note),
@@ -156,7 +161,7 @@ export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
   "component-assets": async ({ database }, caller, id, shown) => {
     const page = await componentAssets(database, caller, id, { limit: SECTION_ROWS });
     return {
-      checkout: can(caller, "components.checkout") && Number(shown.remaining) > 0,
+      checkout: checkoutOffered(caller, "components", shown),
       rows: page.rows.map((row) => ({
         pivot: row.assigned_pivot_id,
         href: `/hardware/${row.id}`,
