@@ -38,9 +38,12 @@ export function escaped(text: string | null | undefined): string | null {
 const UNESCAPES = new Map(Object.entries(ESCAPES).map(([character, entity]) => [entity, character]));
 
 /**
- * The text `escaped` was given, from what it made (for a download, where text is not HTML): one
- * pass, so `&amp;lt;` gives back the `&lt;` that was typed.
+ * The text `escaped` was given, from what it made, in one pass (`&amp;lt;` gives back the `&lt;`
+ * that was typed): for a download, where text is not HTML, and for the web pages, which print the
+ * API's objects and escape every value as they do, and must not escape it twice.
  */
+export function unescaped(text: string): string;
+export function unescaped(text: string | null | undefined): string | null;
 export function unescaped(text: string | null | undefined): string | null {
   if (text === null || text === undefined) return null;
   return text.includes("&") ? text.replace(/&(?:amp|lt|gt|quot|#039);/g, (e) => UNESCAPES.get(e) ?? e) : text;

@@ -171,6 +171,23 @@ export function accessoriesCheckedOutTo(
   return pageInOrder(db, select, "accessories_checkout.id", page);
 }
 
+/** A page of the consumable rows, one per unit checked out to the user, in check-out order, as `scope` keeps them. */
+export function consumablesCheckedOutTo(
+  db: AnyKysely,
+  userId: number,
+  scope: Scope,
+  page: { limit: number; offset: number },
+) {
+  const select = scope(
+    db
+      .selectFrom("consumables_users")
+      .innerJoin("consumables", "consumables.id", "consumables_users.consumable_id")
+      .where("consumables_users.assigned_to", "=", userId)
+      .where("consumables.deleted_at", "is", null),
+  ).selectAll("consumables");
+  return pageInOrder(db, select, "consumables_users.id", page);
+}
+
 /** A page of the holder's check-outs (id, note, author, time) with their accessory's id, name and image. */
 export function accessoryUnitsCheckedOutTo(
   db: AnyKysely,

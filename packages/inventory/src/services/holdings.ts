@@ -3,8 +3,13 @@ import { datetime, escaped, related } from "../convert/format.ts";
 import { assetsAssignedTo, assetsAt } from "../repositories/asset-lists.ts";
 import { licensesOfSeatsHeldBy } from "../repositories/license-seats.ts";
 import { type AnySelect, namesOf, type Row } from "../repositories/records.ts";
-import { accessoriesCheckedOutTo, accessoryUnitsCheckedOutTo } from "../repositories/stock-checkouts.ts";
+import {
+  accessoriesCheckedOutTo,
+  accessoryUnitsCheckedOutTo,
+  consumablesCheckedOutTo,
+} from "../repositories/stock-checkouts.ts";
 import { accessories } from "../resources/accessories.ts";
+import { consumables } from "../resources/consumables.ts";
 import { licenses } from "../resources/licenses.ts";
 import { locations } from "../resources/locations.ts";
 import { users } from "../resources/users.ts";
@@ -211,6 +216,22 @@ export async function userAccessories(
   const holder = await user(database, caller, userId);
   return presentedPage(database, caller, accessories, query, (page) =>
     accessoriesCheckedOutTo(database.db as AnyKysely, holder, callersOnly(caller, "accessories"), page),
+  );
+}
+
+/**
+ * The consumables the user was given, one consumable object per unit, in check-out order (our
+ * addition: Snipe-IT's user page shows them; its API has no route for them).
+ */
+export async function userConsumables(
+  database: InventoryDatabase,
+  caller: Caller,
+  userId: number,
+  query: Query,
+) {
+  const holder = await user(database, caller, userId);
+  return presentedPage(database, caller, consumables, query, (page) =>
+    consumablesCheckedOutTo(database.db as AnyKysely, holder.id, callersOnly(caller, "consumables"), page),
   );
 }
 

@@ -228,6 +228,9 @@ export async function updateSeat(
   });
 }
 
+/** The refusal of a seat check-out that names neither a user nor an asset. */
+export const SEAT_HOLDER_REQUIRED = "The assigned to field is required when asset id is not present.";
+
 /** Our addition (spec §26): checks out the license's first free seat; each seat goes once. */
 export async function checkoutLicense(
   actor: Actor,
@@ -251,7 +254,7 @@ export async function checkoutLicenseWithin(
   const values = await validate(trx, input, SEAT_RULES);
   if (typeof values.assigned_to !== "number" && typeof values.asset_id !== "number")
     throw new Invalid("The given data was invalid.", {
-      assigned_to: ["The assigned to field is required when asset id is not present."],
+      assigned_to: [SEAT_HOLDER_REQUIRED],
     });
   await checkTargets(trx, context.caller, values);
   const seat = await firstFreeSeat(trx, licenseId);

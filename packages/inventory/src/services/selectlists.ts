@@ -249,31 +249,46 @@ export function categorySource(type: string): SelectSource {
  * and indented with `--` per level (roots read ` Name`, as upstream's indenter writes them); with
  * a search, the matching locations by name.
  */
+/** A location in the tree of every location: its row and how many parents it has. */
+export interface LocationInTree {
+  row: Row;
+  depth: number;
+}
+
+/**
+ * Every location the search matches, as one tree in name order (each parent before its children);
+ * a search lists the matches flat, by name.
+ */
+export async function locationTree(database: InventoryDatabase, search: string): Promise<LocationInTree[]> {
+  const rows = await locationsByName(database.db as AnyKysely, database.dialect, search);
+  if (search !== "") return rows.map((row) => ({ row, depth: 0 }));
+  const children = new Map<number | null, Row[]>();
+  const ids = new Set(rows.map((row) => Number(row.id)));
+  for (const row of rows) {
+    // A parent that is deleted leaves its children at the top.
+    const parent = row.parent_id === null || !ids.has(Number(row.parent_id)) ? null : Number(row.parent_id);
+    children.set(parent, [...(children.get(parent) ?? []), row]);
+  }
+  const ordered: LocationInTree[] = [];
+  const walk = (parent: number | null, depth: number) => {
+    for (const row of children.get(parent) ?? []) {
+      ordered.push({ row, depth });
+      walk(Number(row.id), depth + 1);
+    }
+  };
+  walk(null, 0);
+  return ordered;
+}
+
 export async function locationSelectlist(
   database: InventoryDatabase,
   caller: Caller,
   { search, page }: SelectQuery,
 ): Promise<Selectlist> {
-  const rows = await locationsByName(database.db as AnyKysely, database.dialect, search);
-  let ordered: Array<{ row: Row; text: string }>;
-  if (search !== "") ordered = rows.map((row) => ({ row, text: String(row.name) }));
-  else {
-    const children = new Map<number | null, Row[]>();
-    const ids = new Set(rows.map((row) => Number(row.id)));
-    for (const row of rows) {
-      // A parent that is deleted leaves its children at the top.
-      const parent = row.parent_id === null || !ids.has(Number(row.parent_id)) ? null : Number(row.parent_id);
-      children.set(parent, [...(children.get(parent) ?? []), row]);
-    }
-    ordered = [];
-    const walk = (parent: number | null, prefix: string) => {
-      for (const row of children.get(parent) ?? []) {
-        ordered.push({ row, text: `${prefix} ${row.name}` });
-        walk(Number(row.id), `${prefix}--`);
-      }
-    };
-    walk(null, "");
-  }
+  const ordered = (await locationTree(database, search)).map(({ row, depth }) => ({
+    row,
+    text: search !== "" ? String(row.name) : `${"--".repeat(depth)} ${row.name}`,
+  }));
   const items = ordered
     .slice((page - 1) * LOCATION_PAGE, page * LOCATION_PAGE)
     .map(({ row, text }) => ({ id: Number(row.id), text, image: imageOf(caller, "locations", row) }));

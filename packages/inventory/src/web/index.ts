@@ -16,9 +16,12 @@ import type { Storage } from "../services/storage.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
+import { registerFieldPages } from "./routes/fields.ts";
 import { registerHome } from "./routes/home.ts";
 import { registerImports } from "./routes/import.ts";
 import { registerReports } from "./routes/reports.ts";
+import { registerResourceSections } from "./routes/resource-sections.ts";
+import { registerResourcePages } from "./routes/resources.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
 
@@ -111,5 +114,8 @@ export async function registerPages(
     registerAdmin(context);
     registerReports(context);
     await registerImports(context);
+    registerResourcePages(context);
+    registerResourceSections(context);
+    registerFieldPages(context);
   });
 }

@@ -6,6 +6,7 @@ import { guard, render, type WebContext } from "../context.ts";
 
 /** The settings pages, in the order the index lists them; later pages add their line here. */
 const SETTINGS_PAGES: readonly { label: string; href: string; description: string }[] = [
+  { label: "Groups", href: "/admin/groups", description: "Groups of users and the permissions they grant." },
   {
     label: "Login Attempts",
     href: "/admin/login-attempts",
