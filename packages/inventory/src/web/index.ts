@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import {
+  answerUnknownPaths,
   DomainError,
   type HttpServer,
   httpStatusOf,
@@ -11,6 +12,7 @@ import {
   type WebPages,
 } from "@anvil/core";
 import type { FastifyError } from "fastify";
+import { sessionCallerOf } from "../routes/v1/context.ts";
 import type { InventoryDatabase } from "../services/database.ts";
 import type { Storage } from "../services/storage.ts";
 import { render, type WebContext } from "./context.ts";
@@ -44,6 +46,7 @@ const ASSETS = {
 };
 
 const CSRF_ERRORS = new Set(["FST_CSRF_INVALID_TOKEN", "FST_CSRF_MISSING_SECRET"]);
+const PAGE_NOT_FOUND = "The page you asked for does not exist.";
 const FORM_EXPIRED = "The form has expired. Please go back, reload the page and try again.";
 
 /** Sessions, views and static files; before the API, whose requests a session may authorize. */
@@ -106,6 +109,11 @@ export async function registerPages(
         message = `Something went wrong on our side. The request id ${request.id} helps the administrator find out what.`;
       }
       return render(context, request, reply, "error", { title: `Error ${status}`, message }, status);
+    });
+    // A mistyped address in the browser is a page too, not the API's JSON.
+    answerUnknownPaths(app, options.web, COOKIE_PREFIX, async (request, reply) => {
+      request.actor = await sessionCallerOf(context, request);
+      return render(context, request, reply, "error", { title: "Error 404", message: PAGE_NOT_FOUND }, 404);
     });
     registerHome(context);
     registerSetup(context);
