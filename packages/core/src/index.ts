@@ -14,3 +14,4 @@ export {
   type ServiceApp,
   type ServiceConfig,
 } from "./service.ts";
+export * from "./web/index.ts";

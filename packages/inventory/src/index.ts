@@ -1,7 +1,11 @@
 import {
   createHttpService,
+  DEFAULT_LOGIN_LIMITS,
+  DEFAULT_SESSION_LIMITS,
   type HttpService,
+  type LoginLimits,
   type ServiceConfig,
+  type SessionLimits,
   startOutboxWorker,
   type UploadLimits,
 } from "@anvil/core";
@@ -11,6 +15,7 @@ import { registerHealth } from "./routes/health.ts";
 import { registerApiV1 } from "./routes/v1/index.ts";
 import type { InventoryTables } from "./schemas/tables.ts";
 import { storageUnder } from "./services/storage.ts";
+import { registerPages, registerWebSupport } from "./web/index.ts";
 
 export interface InventoryOptions {
   /** Requests per user per minute (Snipe-IT's API_THROTTLE_PER_MINUTE, default 120); 0 disables. */
@@ -23,6 +28,10 @@ export interface InventoryOptions {
   webhookAllowedHostList?: string;
   /** The waits before each retry of a failed delivery (default: core's back-off). */
   webhookRetryWaitsMs?: number[];
+  /** Limits on failed sign-ins to the web pages (default: core's). */
+  loginLimits?: LoginLimits;
+  /** How long a web session lasts unused and at most (default: core's). */
+  sessionLimits?: SessionLimits;
 }
 
 const WEBHOOK_TIMEOUT_MS = 5000;
@@ -47,10 +56,18 @@ export function createApp(
     },
     register: async (app, database) => {
       registerHealth(app, database);
+      const fullMultipleCompaniesSupport = options.fullMultipleCompaniesSupport ?? false;
+      const web = await registerWebSupport(app, database, options.sessionLimits ?? DEFAULT_SESSION_LIMITS);
       await registerApiV1(app, database, {
         throttlePerMinute: options.apiThrottlePerMinute ?? 120,
-        fullMultipleCompaniesSupport: options.fullMultipleCompaniesSupport ?? false,
+        fullMultipleCompaniesSupport,
         storage: storageUnder(config.dataDir),
+        web,
+      });
+      await registerPages(app, database, {
+        web,
+        loginLimits: options.loginLimits ?? DEFAULT_LOGIN_LIMITS,
+        fullMultipleCompaniesSupport,
       });
     },
     companions: [

@@ -13,6 +13,11 @@ test("inventory: no route builds or runs a query (services and repositories do)"
   assert.deepEqual(found, [], `queries in route files:\n${found.join("\n")}`);
 });
 
+test("inventory: no web page builds or runs a query (pages call the API's services)", async () => {
+  const found = await kyselyQueriesUnder(source("web"));
+  assert.deepEqual(found, [], `queries in web files:\n${found.join("\n")}`);
+});
+
 /** The services whose queries are in repositories already (issue 19 moves the others' there). */
 const QUERY_FREE_SERVICES = [
   "activity-report.ts",

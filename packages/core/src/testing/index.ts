@@ -1,4 +1,11 @@
 export { freePort, listenLocal, type StartedApp, serviceConfig, startApp } from "./app.ts";
+export {
+  assertAccessible,
+  horizontalOverflow,
+  launchBrowser,
+  type TestBrowser,
+  useBrowser,
+} from "./browser.ts";
 export { forEachDatabase, TEST_SCRYPT_COST, type TestDatabase } from "./database.ts";
 export {
   type HookArgument,

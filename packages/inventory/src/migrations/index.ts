@@ -16,6 +16,7 @@ import { webhooks } from "./0016_webhooks.ts";
 import { importProgress } from "./0017_import_progress.ts";
 import { assetSearch } from "./0018_asset_search.ts";
 import { assetSortIndexes } from "./0019_asset_sort_indexes.ts";
+import { webSessions } from "./0020_web_sessions.ts";
 
 /** Every inventory migration, in order; each file is NNNN_name.ts. Later waves append theirs. */
 export const migrations: readonly NamedMigration[] = [
@@ -36,4 +37,5 @@ export const migrations: readonly NamedMigration[] = [
   importProgress,
   assetSearch,
   assetSortIndexes,
+  webSessions,
 ];

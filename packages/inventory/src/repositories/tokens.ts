@@ -44,6 +44,15 @@ export const groupPermissionsOf = prepared((db: Kysely<InventoryTables>, userId:
     .where("users_groups.user_id", "=", userId),
 );
 
+/** The undeleted user with this id and their groups' permissions (a signed-in session's account). */
+export async function findAccount(
+  db: Kysely<InventoryTables>,
+  userId: number,
+): Promise<{ user: UserRow; groups: readonly { permissions: string }[] } | undefined> {
+  const [user] = await liveUser(db, userId);
+  return user ? { user, groups: await groupPermissionsOf(db, user.id) } : undefined;
+}
+
 /** What a request's token stands for: the token, its user and their groups' permissions. */
 export interface TokenOwner {
   token: TokenRow;

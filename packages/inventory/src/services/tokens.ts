@@ -1,6 +1,7 @@
 import { Forbidden, generateTokenSecret, hashToken, RowMemo, readBool, readTime } from "@anvil/core";
 import {
   deleteToken,
+  findAccount,
   findTokenOwner,
   insertToken,
   listTokens,
@@ -76,6 +77,35 @@ export function revokeToken(database: InventoryDatabase, user: UserRow, id: numb
   return Number.isSafeInteger(id) ? deleteToken(database.db, user.id, id) : Promise.resolve(false);
 }
 
+/** A caller acting as the user with their own and their groups' permissions, as far as `limits` allow. */
+function accountAs(
+  user: UserRow,
+  groups: readonly { permissions: string }[],
+  rootUrl: URL,
+  limits: Pick<Caller, "readOnly" | "scopes">,
+): Caller {
+  return Object.freeze({
+    user,
+    own: parsePermissions(user.permissions),
+    groups: groups.map((group) => parsePermissions(group.permissions)),
+    ...limits,
+    rootUrl,
+  });
+}
+
+/**
+ * The caller a signed-in web session of the user stands for: every permission of the account, as
+ * a read/write token without scopes has; undefined once the user is deleted.
+ */
+export async function sessionCaller(
+  database: InventoryDatabase,
+  userId: number,
+  rootUrl: URL,
+): Promise<Caller | undefined> {
+  const found = await findAccount(database.db, userId);
+  return found && accountAs(found.user, found.groups, rootUrl, { readOnly: false, scopes: undefined });
+}
+
 /** What a token row and its user's rows make of every request the token sends. */
 interface TokenCaller {
   caller: Caller;
@@ -100,13 +130,9 @@ export async function authenticate(
   if (!found) return undefined;
   const { token, user, groups } = found;
   const kept = tokenCallers.get([token, user, groups], rootUrl.href, () => ({
-    caller: Object.freeze({
-      user,
-      own: parsePermissions(user.permissions),
-      groups: groups.map((group) => parsePermissions(group.permissions)),
+    caller: accountAs(user, groups, rootUrl, {
       readOnly: readBool(token.read_only),
       scopes: storedScopes(token.scopes),
-      rootUrl,
     }),
     expiresAt: readTime(token.expires_at).getTime(),
     lastUsedAt:

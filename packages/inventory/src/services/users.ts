@@ -1,26 +1,40 @@
 import {
+  Conflict,
   checkPasswordLogin,
   hashPassword,
   Invalid,
   isUniqueViolation,
   type LoginLimits,
   type PasswordAccounts,
+  verifyPassword,
 } from "@anvil/core";
 import { recordLoginAttempt } from "../repositories/login-attempts.ts";
 import { groupPermissionsOf } from "../repositories/tokens.ts";
-import { forgetTwoFactor, insertUser, replacePasswordHash, undeletedUser } from "../repositories/users.ts";
+import {
+  anyUser,
+  forgetTwoFactor,
+  insertUser,
+  lockUsers,
+  replacePasswordHash,
+  undeletedUser,
+  undeletedUsersByEmail,
+} from "../repositories/users.ts";
 import { logAction, type RequestOrigin } from "./activity.ts";
 import { rowVisibleTo } from "./companies.ts";
 import { type Executor, type InventoryDatabase, storedNow } from "./database.ts";
 import { type Caller, isSuperuser, parsePermissions, type UserRow } from "./permissions.ts";
 
+export const SETUP_DONE = "The first user has been created already; sign in instead.";
+
 /**
- * A user made outside the API (the admin command, tests): there is no acting user yet. Superusers
- * get `{"superuser":"1"}`; every user may use the API (`self.api`), as Snipe-IT's defaults give.
+ * A user made outside the API (the admin command, the first-run setup page, tests): there is no
+ * acting user yet. Superusers get `{"superuser":"1"}`; every user may use the API (`self.api`), as
+ * Snipe-IT's defaults give. With `onlyFirst`, refused (Conflict) once any user exists.
  */
 export async function createFirstUser(
   database: InventoryDatabase,
   input: { username: string; password: string; email: string; superuser?: boolean; firstName?: string },
+  options: { onlyFirst?: boolean } = {},
 ): Promise<UserRow> {
   if (input.password.length < 8) throw new Invalid("The password field must be at least 8 characters.");
   const now = storedNow(database.dialect);
@@ -28,6 +42,10 @@ export async function createFirstUser(
   const password = await hashPassword(input.password);
   try {
     return await database.db.transaction().execute(async (trx) => {
+      if (options.onlyFirst) {
+        await lockUsers(trx, database.dialect);
+        if (await anyUser(trx)) throw new Conflict(SETUP_DONE);
+      }
       const user = await insertUser(trx, {
         first_name: input.firstName ?? input.username,
         username: input.username,
@@ -41,7 +59,7 @@ export async function createFirstUser(
         createdBy: null,
         actionType: "create",
         item: { type: "user", id: user.id },
-        note: "created by the admin command",
+        note: options.onlyFirst ? "created by the first-run setup" : "created by the admin command",
       });
       return user;
     });
@@ -58,9 +76,25 @@ export function findUserByUsername(
   return undeletedUser(database.db, { username });
 }
 
+/** Whether the first-run setup is over: some user exists (or existed). */
+export function hasAnyUser(database: InventoryDatabase): Promise<boolean> {
+  return anyUser(database.db);
+}
+
+/**
+ * The user a sign-in name names: by username, else by e-mail address when exactly one user has it
+ * (Snipe-IT's "Username or e-mail"); an address two users share names no one.
+ */
+async function userBySignInName(database: InventoryDatabase, login: string): Promise<UserRow | undefined> {
+  const byName = await findUserByUsername(database, login);
+  if (byName || !login.includes("@")) return byName;
+  const byEmail = await undeletedUsersByEmail(database.db, login);
+  return byEmail.length === 1 ? byEmail[0] : undefined;
+}
+
 function passwordUsers(database: InventoryDatabase): PasswordAccounts<UserRow> {
   return {
-    find: (username) => findUserByUsername(database, username),
+    find: (login) => userBySignInName(database, login),
     hashOf: (user) => user.password,
     replaceHash: (user, previous, next) => replacePasswordHash(database.db, user.id, previous, next),
   };
@@ -92,6 +126,25 @@ export async function checkSignIn(
     updated_at: now,
   });
   return user;
+}
+
+/**
+ * Replaces the user's own password once the current one is given right (min. 8 characters and
+ * confirmed, as the API's user rules ask). Invalid with field messages otherwise.
+ */
+export async function changeOwnPassword(
+  database: InventoryDatabase,
+  user: UserRow,
+  input: { current: string; password: string; confirmation: string },
+): Promise<void> {
+  const details: Record<string, string[]> = {};
+  if (!(await verifyPassword(input.current, user.password || undefined)))
+    details.current_password = ["The current password is incorrect."];
+  if (input.password.length < 8) details.password = ["The password field must be at least 8 characters."];
+  else if (input.password !== input.confirmation)
+    details.password = ["The password field confirmation does not match."];
+  if (Object.keys(details).length > 0) throw new Invalid("The password was not changed.", details);
+  await replacePasswordHash(database.db, user.id, user.password, await hashPassword(input.password));
 }
 
 /** The undeleted user with this id, if the caller may see them. */

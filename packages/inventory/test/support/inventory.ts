@@ -20,11 +20,15 @@ export interface InventoryState {
   readonly database: TestDatabase;
 }
 
-/** An inventory on a fresh database of each kind, with a superuser and a token of theirs. */
+/**
+ * An inventory on a fresh database of each kind, with a superuser and a token of theirs (none with
+ * `{ admin: false }`: a first run, before any user exists).
+ */
 export function forEachInventory(
   title: string,
   body: (inventory: InventoryState) => void,
   options: InventoryOptions = { apiThrottlePerMinute: 0 },
+  setup: { admin?: boolean } = {},
 ): void {
   forEachDatabase(title, (database) => {
     const state = { server: undefined as unknown as Inventory, url: "", adminToken: "", database };
@@ -35,6 +39,7 @@ export function forEachInventory(
       state.url = state.server.url;
       const db = state.server.app.database;
       if (!db) throw new Error("the inventory did not open its database");
+      if (setup.admin === false) return;
       const admin = await createFirstUser(db, {
         username: "admin",
         password: "adminpassword",

@@ -1,10 +1,12 @@
-import { type HttpServer, offsetWindow, paginationHeaders, Unauthorized } from "@anvil/core";
+import { type HttpServer, offsetWindow, paginationHeaders, Unauthorized, type WebPages } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RequestOrigin } from "../../services/activity.ts";
+import { withCompanyScope } from "../../services/companies.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
 import { type ListParams, MAX_RESULTS } from "../../services/listing.ts";
 import { type Caller, requirePermission } from "../../services/permissions.ts";
 import type { Storage } from "../../services/storage.ts";
+import { authenticate, sessionCaller } from "../../services/tokens.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,6 +21,44 @@ export interface ApiContext {
   database: InventoryDatabase;
   /** Where uploaded files are kept. */
   storage: Storage;
+}
+
+/** How the inventory decides who calls: its database, its web sessions, and company scoping. */
+export interface Identification {
+  database: InventoryDatabase;
+  web: WebPages;
+  /** Snipe-IT's full multiple companies support: non-superusers see only their company's rows. */
+  fullMultipleCompaniesSupport: boolean;
+}
+
+function bearer(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1] : "";
+}
+
+/** The caller a signed-in web session stands for (pages, and the API without a token). */
+export async function sessionCallerOf(
+  { database, web, fullMultipleCompaniesSupport }: Identification,
+  request: FastifyRequest,
+): Promise<Caller | undefined> {
+  const session = await web.session(request);
+  const caller = session && (await sessionCaller(database, session.userId, request.rootUrl));
+  return caller && withCompanyScope(caller, fullMultipleCompaniesSupport);
+}
+
+/**
+ * Who calls the API, the one place that decides: the API token's user when `Authorization: Bearer`
+ * is sent (a wrong token is not made good by a cookie), else the signed-in web session's, as
+ * Snipe-IT's pages call its API with their session cookie.
+ */
+export async function identifyCaller(
+  identification: Identification,
+  request: FastifyRequest,
+): Promise<Caller | undefined> {
+  const secret = bearer(request.headers.authorization);
+  if (secret === "") return sessionCallerOf(identification, request);
+  const caller = await authenticate(identification.database, secret, request.rootUrl);
+  return caller && withCompanyScope(caller, identification.fullMultipleCompaniesSupport);
 }
 
 export function callerOf(request: FastifyRequest): Caller {

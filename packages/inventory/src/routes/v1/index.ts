@@ -1,16 +1,20 @@
-import { type HttpServer, signalQueuedDeliveries, TooManyRequests, Unauthorized } from "@anvil/core";
+import {
+  type HttpServer,
+  signalQueuedDeliveries,
+  TooManyRequests,
+  Unauthorized,
+  type WebPages,
+} from "@anvil/core";
 import { ReadOnlyToken } from "../../errors.ts";
 import { RESOURCES } from "../../resources/index.ts";
-import { withCompanyScope } from "../../services/companies.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
 import type { Storage } from "../../services/storage.ts";
 import { throttle } from "../../services/throttle.ts";
-import { authenticate } from "../../services/tokens.ts";
 import { registerDraftHardware } from "../draft.ts";
 import { registerUploadedImages } from "../uploads.ts";
 import { registerAccountRequests } from "./account.ts";
 import { registerActivityReport } from "./activity.ts";
-import type { ApiContext } from "./context.ts";
+import { type ApiContext, identifyCaller } from "./context.ts";
 import { registerDepreciationReport } from "./depreciation-report.ts";
 import { registerCustomFields } from "./fields.ts";
 import { registerFiles } from "./files.ts";
@@ -38,14 +42,11 @@ export interface ApiOptions {
   fullMultipleCompaniesSupport: boolean;
   /** Where uploaded files are kept. */
   storage: Storage;
+  /** The web pages' sessions, which also authorize the API (identifyCaller). */
+  web: WebPages;
 }
 
 const READS = new Set(["GET", "HEAD"]);
-
-function bearer(header: string | undefined): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match ? match[1] : "";
-}
 
 // Route schemas document the API; Snipe-IT's Laravel rules (services/validation.ts) validate it,
 // so a request never fails on a JSON schema with messages Laravel would not give.
@@ -57,10 +58,15 @@ function guarded(scope: unknown, database: InventoryDatabase, options: ApiOption
   api.setValidatorCompiler(documentOnly);
   api.decorateRequest("actor", undefined);
   acceptMultipart(api, options.storage);
+  const identification = {
+    database,
+    web: options.web,
+    fullMultipleCompaniesSupport: options.fullMultipleCompaniesSupport,
+  };
   api.addHook("onRequest", async (request, reply) => {
-    const caller = await authenticate(database, bearer(request.headers.authorization), request.rootUrl);
+    const caller = await identifyCaller(identification, request);
     if (!caller) throw new Unauthorized();
-    request.actor = withCompanyScope(caller, options.fullMultipleCompaniesSupport);
+    request.actor = caller;
     if (options.throttlePerMinute > 0) {
       const verdict = await throttle(database, caller.user.id, options.throttlePerMinute);
       reply.header("x-ratelimit-limit", verdict.limit);
@@ -68,6 +74,13 @@ function guarded(scope: unknown, database: InventoryDatabase, options: ApiOption
       if (!verdict.allowed) throw new TooManyRequests("Too many requests", verdict.retryAfter);
     }
     if (caller.readOnly && !READS.has(request.method)) throw new ReadOnlyToken();
+  });
+  // A write authorized by a session cookie alone must carry the session's CSRF token in
+  // X-CSRF-TOKEN (as Snipe-IT's pages send theirs), or another site could make the browser write.
+  // `request.session` is set only when the session, not a token, identified the caller.
+  api.addHook("onRequest", (request, reply, done) => {
+    if (request.session === null || READS.has(request.method)) return done();
+    request.server.csrfProtection(request, reply, done);
   });
   // A change that queued notifications has committed once its answer is sent: the delivery
   // workers of this process are woken then (core's signalQueuedDeliveries).
