@@ -68,6 +68,7 @@ export function createApp(
         web,
         loginLimits: options.loginLimits ?? DEFAULT_LOGIN_LIMITS,
         fullMultipleCompaniesSupport,
+        storage: storageUnder(config.dataDir),
       });
     },
     companions: [

@@ -35,6 +35,21 @@ export function escaped(text: string | null | undefined): string | null {
   return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]) : text;
 }
 
+const UNESCAPES: Record<string, string> = Object.fromEntries(
+  Object.entries(ESCAPES).map(([character, entity]) => [entity, character]),
+);
+
+/**
+ * The text `escaped` was given, back from an API object: the web pages show API objects through
+ * their templates, which escape once themselves. One pass over the five entities, so it undoes
+ * exactly one `escaped` (text that held `&lt;` itself comes back as `&lt;`).
+ */
+export function unescaped(text: string): string {
+  return text.includes("&")
+    ? text.replace(/&(?:amp|lt|gt|quot|#039);/g, (entity) => UNESCAPES[entity])
+    : text;
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, "0");
 }

@@ -12,9 +12,14 @@ import {
 } from "@anvil/core";
 import type { FastifyError } from "fastify";
 import type { InventoryDatabase } from "../services/database.ts";
+import type { Storage } from "../services/storage.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
+import { registerHardwareList } from "./routes/hardware.ts";
+import { registerHardwareBulk } from "./routes/hardware-bulk.ts";
+import { registerHardwareForm } from "./routes/hardware-form.ts";
+import { registerHardwareItem } from "./routes/hardware-item.ts";
 import { registerHome } from "./routes/home.ts";
 import { registerSession } from "./routes/session.ts";
 import { registerSetup } from "./routes/setup.ts";
@@ -56,6 +61,8 @@ export interface PagesOptions {
   web: WebPages;
   loginLimits: LoginLimits;
   fullMultipleCompaniesSupport: boolean;
+  /** Where uploaded files are kept (the asset pages' files, as the API keeps them). */
+  storage: Storage;
 }
 
 /** Adds every page. */
@@ -100,5 +107,9 @@ export async function registerPages(
     registerSession(context);
     registerAccount(context);
     registerAdmin(context);
+    registerHardwareList(context);
+    registerHardwareBulk(context);
+    registerHardwareForm(context);
+    registerHardwareItem(context, options.storage);
   });
 }

@@ -12,6 +12,7 @@ export interface NavLink {
 
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
+  { label: "Assets", href: "/hardware", shownTo: { permission: "assets.view" } },
   { label: "Settings", href: "/admin", shownTo: "superuser" },
 ];
 
