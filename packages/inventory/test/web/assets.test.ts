@@ -87,8 +87,14 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     );
     await page.getByLabel("Asset Tag").fill("");
     await follow(page, page.getByRole("button", { name: "Save" }).click());
-    assert.match(String(await page.locator(".field.has-error").first().textContent()), /asset tag field is required/);
-    assert.match(String(await page.locator("#field-model_id-note").textContent()), /model id field is required/);
+    assert.match(
+      String(await page.locator(".field.has-error").first().textContent()),
+      /asset tag field is required/,
+    );
+    assert.match(
+      String(await page.locator("#field-model_id-note").textContent()),
+      /model id field is required/,
+    );
 
     await page.getByLabel("Asset Tag").fill("WEB-0001");
     await choose(page.getByLabel("Status"), "W deployable");
@@ -210,5 +216,284 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       "WEB-0003,List WEB-0003",
       "WEB-0004,List WEB-0004",
     ]);
+  });
+
+  /** The id of the asset with this tag (through the API). */
+  async function assetId(tag: string): Promise<number> {
+    const found = await api<{ id: number }>(inventory, "GET", `/hardware/bytag/${encodeURIComponent(tag)}`);
+    assert.equal(found.status, 200, `no asset ${tag}`);
+    return found.body.id;
+  }
+
+  async function holderOf(id: number) {
+    return (await api<{ assigned_to: { id: number } | null }>(inventory, "GET", `/hardware/${id}`)).body
+      .assigned_to;
+  }
+
+  test("checkout to a user and checkin, both in the history; a file uploaded and downloaded; the label", async () => {
+    const id = await createAsset(inventory, fixture, "OUT-1");
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "admin", "adminpassword");
+    await page.goto(`${inventory.url}/hardware/${id}`);
+    await follow(page, page.getByRole("link", { name: "Checkout", exact: true }).click());
+    assert.equal(new URL(page.url()).pathname, `/hardware/${id}/checkout`);
+    await assertAccessible(page, "checkout form");
+    await browser.current.screenshot(page, `${dialect()}-asset-checkout`);
+    await choose(page.getByLabel("Select a User"), "WFirst");
+    await page.getByLabel("Notes").fill("Going out");
+    await follow(page, page.getByRole("button", { name: "Checkout" }).click());
+    assert.equal(new URL(page.url()).pathname, `/hardware/${id}`);
+    assert.equal(await page.getByRole("status").first().textContent(), "Asset checked out successfully.");
+    assert.match(
+      (await page.locator("dl.details").first().textContent()) ?? "",
+      /Checked Out To\s*WFirst Holder/,
+    );
+    assert.equal((await holderOf(id))?.id, fixture.userId);
+
+    await follow(page, page.getByRole("link", { name: "Checkin", exact: true }).click());
+    await assertAccessible(page, "checkin form");
+    await browser.current.screenshot(page, `${dialect()}-asset-checkin`);
+    await page.getByLabel("Notes").fill("Back home");
+    await follow(page, page.getByRole("button", { name: "Checkin" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "Asset checked in successfully.");
+    assert.equal(await holderOf(id), null);
+    const history = await page.locator("table").last().locator("tbody tr").allTextContents();
+    assert.ok(
+      history.some((row) => /checkout/.test(row) && /Going out/.test(row)),
+      history.join("\n"),
+    );
+    assert.ok(
+      history.some((row) => /checkin from/.test(row) && /Back home/.test(row)),
+      history.join("\n"),
+    );
+
+    await page.getByLabel("File", { exact: true }).setInputFiles({
+      name: "receipt.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("paid in full\n"),
+    });
+    await page.getByLabel("Notes").fill("The receipt");
+    await follow(page, page.getByRole("button", { name: "Upload" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "File(s) successfully uploaded.");
+    const link = page.getByRole("link", { name: "receipt.txt" });
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    const path = await download.path();
+    const { readFile } = await import("node:fs/promises");
+    assert.equal(await readFile(path, "utf8"), "paid in full\n");
+
+    const [label] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Generate Label" }).click(),
+    ]);
+    assert.match(label.suggestedFilename(), /\.pdf$/);
+    assert.equal((await readFile(await label.path())).subarray(0, 5).toString(), "%PDF-");
+    assert.equal(await page.getByRole("img", { name: /QR code/ }).count(), 1);
+  });
+
+  test("three assets checked out at once from the list, each with its result", async () => {
+    for (const tag of ["BULK-1", "BULK-2", "BULK-3"]) await createAsset(inventory, fixture, tag);
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "admin", "adminpassword");
+    await page.goto(`${inventory.url}/hardware?search=BULK`);
+    for (const tag of ["BULK-1", "BULK-2", "BULK-3"]) await page.getByLabel(`Select ${tag}`).check();
+    await follow(page, page.getByRole("button", { name: "Bulk Checkout" }).click());
+    assert.equal(new URL(page.url()).pathname, "/hardware/bulk/checkout");
+    assert.deepEqual((await page.locator("main ul li").allTextContents()).sort(), [
+      "BULK-1",
+      "BULK-2",
+      "BULK-3",
+    ]);
+    await assertAccessible(page, "bulk checkout");
+    await choose(page.getByLabel("Select a User"), "WFirst");
+    await follow(page, page.getByRole("button", { name: "Checkout" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "3 assets checked out.");
+    const rows = await page.locator("tbody tr").allTextContents();
+    assert.equal(rows.length, 3);
+    assert.ok(
+      rows.every((row) => /Success/.test(row) && /Asset checked out successfully/.test(row)),
+      rows.join("\n"),
+    );
+    await assertAccessible(page, "bulk result");
+    for (const tag of ["BULK-1", "BULK-2", "BULK-3"])
+      assert.equal((await holderOf(await assetId(tag)))?.id, fixture.userId);
+
+    // Again: each is out already, and each says so.
+    await page.goto(`${inventory.url}/hardware/bulk/checkin?ids=${await assetId("BULK-1")}`);
+    await follow(page, page.getByRole("button", { name: "Checkin" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "1 assets checked in.");
+  });
+
+  test("two browsers checking out the same asset at once: one succeeds, the other is refused", async () => {
+    const id = await createAsset(inventory, fixture, "RACE-1");
+    const pages = [await browser.current.newPage(), await browser.current.newPage()];
+    for (const page of pages) {
+      await signIn(page, inventory.url, "admin", "adminpassword");
+      await page.goto(`${inventory.url}/hardware/${id}/checkout`);
+      await choose(page.getByLabel("Select a User"), "WFirst");
+    }
+    await Promise.all(
+      pages.map((page) => follow(page, page.getByRole("button", { name: "Checkout" }).click())),
+    );
+    const outcomes = await Promise.all(
+      pages.map(async (page) => ({
+        path: new URL(page.url()).pathname,
+        said: (await page.locator(".flash").first().textContent()) ?? "",
+      })),
+    );
+    const won = outcomes.filter((outcome) => outcome.said === "Asset checked out successfully.");
+    const refused = outcomes.filter(
+      (outcome) => outcome.said === "That asset is not available for checkout!",
+    );
+    assert.equal(won.length, 1, JSON.stringify(outcomes));
+    assert.equal(refused.length, 1, JSON.stringify(outcomes));
+    assert.equal(refused[0].path, `/hardware/${id}/checkout`);
+    assert.equal((await holderOf(id))?.id, fixture.userId);
+    const history = await api<{ rows: { action_type: string }[] }>(
+      inventory,
+      "GET",
+      `/hardware/${id}/history`,
+    );
+    assert.equal(history.body.rows.filter((row) => row.action_type === "checkout").length, 1);
+  });
+
+  test("a read-only user sees no buttons to change assets, and a forged form is refused", async () => {
+    await userWithToken(inventory, "viewer", { "assets.view": "1" });
+    const id = await assetId("WEB-0004");
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "viewer", "password123");
+    await page.goto(`${inventory.url}/hardware`);
+    assert.match(String(await page.locator("#asset-list .summary").textContent()), /assets/);
+    for (const name of ["Create New", "Checkout", "Edit", "Clone"])
+      assert.equal(await page.getByRole("link", { name, exact: true }).count(), 0, name);
+    assert.equal(await page.getByRole("button", { name: /Bulk/ }).count(), 0);
+    assert.equal(await page.locator('input[name="ids"]').count(), 0);
+    await assertAccessible(page, "asset list, read-only");
+    await page.goto(`${inventory.url}/hardware/${id}`);
+    for (const name of ["Edit Asset", "Clone Asset", "Checkout", "Audit"])
+      assert.equal(await page.getByRole("link", { name, exact: true }).count(), 0, name);
+    assert.equal(await page.getByRole("button", { name: "Delete" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: "Upload" }).count(), 0);
+
+    const session = (await sessionCookie(page)).value;
+    const token = await csrfToken(page);
+    const forged: [string, Record<string, string>][] = [
+      [`/hardware/${id}/checkout`, { checkout_to_type: "user", assigned_user: String(fixture.userId) }],
+      [
+        `/hardware/${id}`,
+        { asset_tag: "FORGED", model_id: String(fixture.modelId), status_id: String(fixture.deployable) },
+      ],
+      [`/hardware/${id}/delete`, {}],
+      [
+        "/hardware",
+        { asset_tag: "FORGED", model_id: String(fixture.modelId), status_id: String(fixture.deployable) },
+      ],
+      ["/hardware/bulk/delete", { ids: String(id) }],
+    ];
+    for (const [path, form] of forged) {
+      const answer = await withCookie(inventory.url, path, session, {
+        method: "POST",
+        form: { _csrf: token, ...form },
+      });
+      assert.equal(answer.status, 403, path);
+    }
+    for (const path of [
+      `/hardware/${id}/checkout`,
+      `/hardware/${id}/edit`,
+      "/hardware/create",
+      `/hardware/bulk/delete?ids=${id}`,
+    ])
+      assert.equal((await withCookie(inventory.url, path, session)).status, 403, path);
+    const after = await api<{ asset_tag: string; assigned_to: unknown; deleted_at: unknown }>(
+      inventory,
+      "GET",
+      `/hardware/${id}`,
+    );
+    assert.deepEqual(
+      [after.body.asset_tag, after.body.assigned_to, after.body.deleted_at],
+      ["WEB-0004", null, null],
+    );
+  });
+
+  test(`${HOSTILE} in every text field is shown as typed, never as markup`, async () => {
+    const locationId = await created(inventory, "/locations", { name: `Loc ${HOSTILE}` });
+    const modelId = await created(inventory, "/models", {
+      name: `Model ${HOSTILE}`,
+      category_id: fixture.categoryId,
+    });
+    await created(inventory, "/users", {
+      first_name: `Esc${HOSTILE}`,
+      last_name: "Person",
+      username: "escaper",
+      password: "password123",
+      password_confirmation: "password123",
+    });
+    const tag = `TAG${HOSTILE}`;
+    const id = await createAsset(inventory, fixture, tag, {
+      model_id: modelId,
+      name: `Name ${HOSTILE}`,
+      serial: `Serial ${HOSTILE}`,
+      notes: `Notes ${HOSTILE}`,
+      order_number: `Order ${HOSTILE}`,
+      rtd_location_id: locationId,
+    });
+    const page = await browser.current.newPage();
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await signIn(page, inventory.url, "admin", "adminpassword");
+    const visit = async (path: string, what: string) => {
+      await page.goto(`${inventory.url}${path}`);
+      const html = await page.content();
+      assert.ok(!html.includes("<script>alert"), `markup from a value on ${what}`);
+      return (await page.locator("main").textContent()) ?? "";
+    };
+    const list = await visit(
+      `/hardware?search=TAG&col=asset_tag&col=name&col=serial&col=model&col=location&col=notes&col=order_number`,
+      "the list",
+    );
+    for (const value of [
+      tag,
+      `Name ${HOSTILE}`,
+      `Serial ${HOSTILE}`,
+      `Model ${HOSTILE}`,
+      `Loc ${HOSTILE}`,
+      `Notes ${HOSTILE}`,
+      `Order ${HOSTILE}`,
+    ])
+      assert.ok(list.includes(value), `${value} on the list`);
+    const shown = await visit(`/hardware/${id}`, "the asset's page");
+    for (const value of [tag, `Name ${HOSTILE}`, `Serial ${HOSTILE}`, `Notes ${HOSTILE}`, `Order ${HOSTILE}`])
+      assert.ok(shown.includes(value), `${value} on the asset's page`);
+    await visit(`/hardware/${id}/edit`, "the form");
+    assert.equal(await page.getByLabel("Asset Tag").inputValue(), tag);
+    assert.equal(await page.getByLabel("Notes").inputValue(), `Notes ${HOSTILE}`);
+    await assertAccessible(page, "edit form");
+    await browser.current.screenshot(page, `${dialect()}-asset-edit`);
+    await visit(`/hardware/${id}/checkout`, "the checkout form");
+    await choose(page.getByLabel("Select a User"), `Esc${HOSTILE}`);
+    await page.getByLabel("Notes").fill(`Note ${HOSTILE}`);
+    await follow(page, page.getByRole("button", { name: "Checkout" }).click());
+    const after = (await page.locator("main").textContent()) ?? "";
+    assert.ok(after.includes(`Esc${HOSTILE} Person`), "the holder's name");
+    assert.ok(after.includes(`Note ${HOSTILE}`), "the note in the history");
+    assert.ok(!(await page.content()).includes("<script>alert"));
+    const csv = await withCookie(
+      inventory.url,
+      `/hardware/export.csv?search=TAG&col=asset_tag`,
+      (await sessionCookie(page)).value,
+    );
+    assert.equal((await csv.text()).split("\n")[1], `"TAG<script>alert(""x"")</script>"""`);
+    assert.deepEqual(dialogs, []);
+  });
+
+  test("at 360 px wide the list and the asset's page do not scroll sideways", async () => {
+    const page = await browser.current.newPage({ width: 360, height: 740 });
+    await signIn(page, inventory.url, "admin", "adminpassword");
+    await page.goto(`${inventory.url}/hardware`);
+    assert.equal(await horizontalOverflow(page), 0);
+    await page.goto(`${inventory.url}/hardware/${await assetId("WEB-0001")}`);
+    assert.equal(await horizontalOverflow(page), 0);
   });
 });

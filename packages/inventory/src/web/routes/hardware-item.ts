@@ -18,7 +18,7 @@ import { ATTACHABLES, attachedTo, attachFiles, listFiles } from "../../services/
 import { assetLicenses } from "../../services/holdings.ts";
 import { matrixCode } from "../../services/label-codes.ts";
 import { labelAssets, labelsPdf } from "../../services/labels.ts";
-import { type Caller, can } from "../../services/permissions.ts";
+import { type Caller, can, requirePermission } from "../../services/permissions.ts";
 import { getSettings } from "../../services/settings.ts";
 import type { Storage } from "../../services/storage.ts";
 import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
@@ -112,7 +112,14 @@ export function registerHardwareItem(context: WebContext, storage: Storage): voi
   // Files come as multipart, read into the body (and its CSRF field) before the token is checked.
   app.register(async (scope) => {
     acceptMultipart(scope as unknown as typeof app, storage);
-    scope.post("/hardware/:id/files", allowed("assets.edit"), async (request, reply) => {
+    // `authorize` tells core's upload reader the right to upload was checked (by the guard, before).
+    const uploads = {
+      ...allowed("assets.edit"),
+      config: {
+        authorize: (request: FastifyRequest) => requirePermission(pageCaller(request), "assets.edit"),
+      },
+    };
+    scope.post("/hardware/:id/files", uploads, async (request, reply) => {
       const caller = pageCaller(request);
       const record = HARDWARE_FILES && (await attachedTo(db(), caller, HARDWARE_FILES, idParam(request)));
       if (!HARDWARE_FILES || !record) return reply.callNotFound();
