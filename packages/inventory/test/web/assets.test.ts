@@ -488,6 +488,73 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     assert.deepEqual(dialogs, []);
   });
 
+  test("edit, clone, audit, bulk edit of status and location, delete and bulk delete", async () => {
+    const id = await createAsset(inventory, fixture, "LIFE-1", { name: "Before" });
+    const page = await browser.current.newPage();
+    await signIn(page, inventory.url, "admin", "adminpassword");
+
+    await page.goto(`${inventory.url}/hardware/${id}/edit`);
+    assert.equal(await page.getByLabel("Asset Tag").inputValue(), "LIFE-1");
+    await page.getByLabel("Asset Name").fill("After");
+    await page.getByLabel("Purchase Cost").fill("-5");
+    await follow(page, page.getByRole("button", { name: "Save" }).click());
+    assert.match(String(await page.locator("#field-purchase_cost-note").textContent()), /at least 0/);
+    await page.getByLabel("Purchase Cost").fill("1234.5");
+    await follow(page, page.getByRole("button", { name: "Save" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "Asset updated successfully.");
+    assert.match(String(await page.locator("dl.details").first().textContent()), /After[\s\S]*1,234.50/);
+
+    await follow(page, page.getByRole("link", { name: "Clone Asset" }).click());
+    await assertAccessible(page, "clone form");
+    assert.equal(await page.getByLabel("Asset Tag").inputValue(), "");
+    assert.equal(await page.getByLabel("Asset Name").inputValue(), "After");
+    await page.getByLabel("Asset Tag").fill("LIFE-2");
+    await follow(page, page.getByRole("button", { name: "Save" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "Asset created successfully. :)");
+    const cloneId = await assetId("LIFE-2");
+    assert.equal(new URL(page.url()).pathname, `/hardware/${cloneId}`);
+
+    await page.goto(`${inventory.url}/hardware/${id}/audit`);
+    await assertAccessible(page, "audit form");
+    await choose(page.getByLabel("Location", { exact: true }), "W Branch");
+    await page.getByLabel("Update the asset's location").check();
+    await page.getByLabel("Notes").fill("Seen on the shelf");
+    await follow(page, page.getByRole("button", { name: "Audit" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "Asset audit successfully logged.");
+    const audited = (
+      await api<{ location: { id: number }; last_audit_date: unknown }>(inventory, "GET", `/hardware/${id}`)
+    ).body;
+    assert.equal(audited.location.id, fixture.otherLocationId);
+    assert.notEqual(audited.last_audit_date, null);
+
+    await page.goto(`${inventory.url}/hardware?search=LIFE`);
+    for (const tag of ["LIFE-1", "LIFE-2"]) await page.getByLabel(`Select ${tag}`).check();
+    await follow(page, page.getByRole("button", { name: "Bulk Edit" }).click());
+    await assertAccessible(page, "bulk edit");
+    await choose(page.getByLabel("Status"), "W pending");
+    await follow(page, page.getByRole("button", { name: "Save" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "2 assets updated.");
+    for (const asset of [id, cloneId]) {
+      const shown = (
+        await api<{ status_label: { id: number }; name: string }>(inventory, "GET", `/hardware/${asset}`)
+      ).body;
+      assert.deepEqual([shown.status_label.id, shown.name], [fixture.pending, "After"]);
+    }
+
+    await page.goto(`${inventory.url}/hardware/${cloneId}`);
+    await follow(page, page.getByRole("button", { name: "Delete" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "The asset was deleted successfully.");
+    await page.goto(`${inventory.url}/hardware/bulk/delete?ids=${id}`);
+    await assertAccessible(page, "bulk delete");
+    await follow(page, page.getByRole("button", { name: "Delete" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "1 assets deleted.");
+    for (const asset of [id, cloneId])
+      assert.notEqual(
+        (await api<{ deleted_at: unknown }>(inventory, "GET", `/hardware/${asset}`)).body.deleted_at,
+        null,
+      );
+  });
+
   test("at 360 px wide the list and the asset's page do not scroll sideways", async () => {
     const page = await browser.current.newPage({ width: 360, height: 740 });
     await signIn(page, inventory.url, "admin", "adminpassword");
