@@ -52,11 +52,13 @@ async function columnTexts(page: Page, title: string): Promise<string[]> {
 forEachInventory("inventory web: asset pages", (inventory) => {
   const browser = useBrowser();
   let fixture: AssetFixture;
+  let fieldId: number;
+  let fieldModelId: number;
   const dialect = () => inventory.database.dialect;
 
   test("setup: labels, models (one with a custom field), locations and a user, through the API", async () => {
     fixture = await assetFixture(inventory, "W");
-    const fieldId = await created(inventory, "/fields", {
+    fieldId = await created(inventory, "/fields", {
       name: "MAC Address",
       element: "text",
       format: "ANY",
@@ -66,7 +68,7 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       body: { fieldset_id: fieldsetId },
     });
     assert.equal(associated.body.status, "success", JSON.stringify(associated.body));
-    await created(inventory, "/models", {
+    fieldModelId = await created(inventory, "/models", {
       name: "W Laptop",
       category_id: fixture.categoryId,
       fieldset_id: fieldsetId,
@@ -436,6 +438,13 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       order_number: `Order ${HOSTILE}`,
       rtd_location_id: locationId,
     });
+    // A value a spreadsheet would run as a formula, and one in a custom field.
+    await createAsset(inventory, fixture, "TAG-FORMULA", { name: "=HYPERLINK(1)" });
+    const field = await api<{ db_column_name: string }>(inventory, "GET", `/fields/${fieldId}`);
+    const customId = await createAsset(inventory, fixture, "TAG-CUSTOM", {
+      model_id: fieldModelId,
+      [field.body.db_column_name]: `Mac ${HOSTILE}`,
+    });
     const page = await browser.current.newPage();
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
@@ -463,6 +472,9 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       `Order ${HOSTILE}`,
     ])
       assert.ok(list.includes(value), `${value} on the list`);
+    assert.ok((await visit(`/hardware/${customId}`, "a custom field")).includes(`Mac ${HOSTILE}`));
+    await visit(`/hardware/${customId}/edit`, "a custom field's input");
+    assert.equal(await page.getByLabel("MAC Address").inputValue(), `Mac ${HOSTILE}`);
     const shown = await visit(`/hardware/${id}`, "the asset's page");
     for (const value of [tag, `Name ${HOSTILE}`, `Serial ${HOSTILE}`, `Notes ${HOSTILE}`, `Order ${HOSTILE}`])
       assert.ok(shown.includes(value), `${value} on the asset's page`);
@@ -485,6 +497,12 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       (await sessionCookie(page)).value,
     );
     assert.equal((await csv.text()).split("\n")[1], `"TAG<script>alert(""x"")</script>"""`);
+    const formula = await withCookie(
+      inventory.url,
+      "/hardware/export.csv?search=TAG-FORMULA&col=asset_tag&col=name",
+      (await sessionCookie(page)).value,
+    );
+    assert.equal((await formula.text()).split("\n")[1], `TAG-FORMULA,'=HYPERLINK(1)`);
     assert.deepEqual(dialogs, []);
   });
 

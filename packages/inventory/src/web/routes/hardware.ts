@@ -198,10 +198,13 @@ export function registerHardwareList(context: WebContext): void {
         after = page.next;
       }
     }
-    return reply
-      .header("content-type", "text/csv; charset=utf-8")
-      .header("content-disposition", 'attachment; filename="assets.csv"')
-      .header("cache-control", "no-store")
-      .send(Readable.from(rows()).pipe(stringify()));
+    return (
+      reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="assets.csv"')
+        .header("cache-control", "no-store")
+        // A cell starting with = + - @ is text, not a formula, when the file is opened in a spreadsheet.
+        .send(Readable.from(rows()).pipe(stringify({ escape_formulas: true })))
+    );
   });
 }
