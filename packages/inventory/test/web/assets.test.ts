@@ -241,6 +241,9 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     assert.equal(new URL(page.url()).pathname, `/hardware/${id}/checkout`);
     await assertAccessible(page, "checkout form");
     await browser.current.screenshot(page, `${dialect()}-asset-checkout`);
+    // Only a deployable label may come with a checkout.
+    const labels = await page.getByLabel("Status").locator("option").allTextContents();
+    assert.ok(labels.includes("W deployable") && !labels.includes("W pending"), labels.join("|"));
     await choose(page.getByLabel("Select a User"), "WFirst");
     await page.getByLabel("Notes").fill("Going out");
     await follow(page, page.getByRole("button", { name: "Checkout" }).click());
@@ -535,7 +538,7 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     await page.goto(`${inventory.url}/hardware/${id}/audit`);
     await assertAccessible(page, "audit form");
     await choose(page.getByLabel("Location", { exact: true }), "W Branch");
-    await page.getByLabel("Update the asset's location").check();
+    await page.getByLabel("Update the location").check();
     await page.getByLabel("Notes").fill("Seen on the shelf");
     await follow(page, page.getByRole("button", { name: "Audit" }).click());
     assert.equal(await page.getByRole("status").first().textContent(), "Asset audit successfully logged.");

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { BULK_LIMIT, BULK_PERMISSIONS, bulkWrite } from "../../routes/v1/hardware-bulk.ts";
 import { assetsWhere } from "../../services/assets.ts";
 import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
-import { choicesOf } from "./hardware-choices.ts";
+import { type AssetAction, actionChoices } from "./hardware-choices.ts";
 import { formOf } from "./hardware-item.ts";
 
 // Bulk actions on the assets ticked in the list (Snipe-IT's bulk checkout, checkin, audit, edit,
@@ -11,7 +11,7 @@ import { formOf } from "./hardware-item.ts";
 // runs it, and each asset's answer. `partial`: each asset succeeds or fails on its own, as a
 // person ticking several expects (the API's default is all or nothing).
 
-const TITLES: Readonly<Record<string, string>> = {
+const TITLES: Readonly<Record<AssetAction, string>> = {
   checkout: "Bulk Checkout",
   checkin: "Bulk Checkin",
   audit: "Bulk Audit",
@@ -34,7 +34,7 @@ export function registerHardwareBulk(context: WebContext): void {
   const showForm = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    action: string,
+    action: AssetAction,
     ids: string[],
     extra: { values?: Record<string, unknown>; errors?: Record<string, string[]> } = {},
     status = 200,
@@ -45,13 +45,6 @@ export function registerHardwareBulk(context: WebContext): void {
     if (ids.length > BULK_LIMIT)
       return redirectWith(context, reply, "/hardware", "error", `Select at most ${BULK_LIMIT} assets.`);
     const chosen = await assetsWhere(database.db as AnyKysely, "id", ids.map(Number), false, caller);
-    const needs = (...actions: string[]) => actions.includes(action);
-    const [users, assets, locations, statuses] = await Promise.all([
-      needs("checkout") ? choicesOf(database, caller, "users") : [],
-      needs("checkout") ? choicesOf(database, caller, "hardware", { assetStatusType: "RTD" }) : [],
-      needs("checkout", "checkin", "audit", "update") ? choicesOf(database, caller, "locations") : [],
-      needs("checkin", "update") ? choicesOf(database, caller, "statuslabels") : [],
-    ]);
     return render(
       context,
       request,
@@ -65,7 +58,7 @@ export function registerHardwareBulk(context: WebContext): void {
           tag: String(row.asset_tag),
           name: row.name ?? "",
         })),
-        choices: { users, assets, locations, statuses },
+        choices: await actionChoices(database, caller, action),
         values: { checkout_to_type: "user", ...extra.values },
         errors: extra.errors ?? {},
       },
@@ -73,9 +66,8 @@ export function registerHardwareBulk(context: WebContext): void {
     );
   };
 
-  for (const [action, permission] of Object.entries(BULK_PERMISSIONS)) {
-    if (!TITLES[action]) continue;
-    const allowed = { onRequest: guard(context, { permission }) };
+  for (const action of Object.keys(TITLES) as AssetAction[]) {
+    const allowed = { onRequest: guard(context, { permission: BULK_PERMISSIONS[action] }) };
 
     app.get(`/hardware/bulk/${action}`, allowed, (request, reply) =>
       showForm(request, reply, action, idsOf((request.query as Record<string, unknown>).ids)),

@@ -15,6 +15,9 @@ import {
 /** At most this many pages of a select list (50 entries each; locations come as one tree of 500). */
 const MOST_PAGES = 10;
 
+/** The actions on assets whose forms have drop-downs: the single ones and the bulk ones. */
+export type AssetAction = "checkout" | "checkin" | "audit" | "update" | "delete";
+
 export type ChoiceList =
   | "models"
   | "statuslabels"
@@ -40,4 +43,23 @@ export async function choicesOf(
     if (!found.pagination.more) break;
   }
   return items;
+}
+
+/**
+ * The drop-downs of an action's form (single or bulk): whom to check out to, where, which label.
+ * A checkout offers deployable labels only, and no asset to check out to but those ready to deploy.
+ */
+export async function actionChoices(database: InventoryDatabase, caller: Caller, action: AssetAction) {
+  const needs = (...actions: string[]) => actions.includes(action);
+  const [users, assets, locations, statuses] = await Promise.all([
+    needs("checkout") ? choicesOf(database, caller, "users") : [],
+    needs("checkout") ? choicesOf(database, caller, "hardware", { assetStatusType: "RTD" }) : [],
+    needs("checkout", "checkin", "audit", "update") ? choicesOf(database, caller, "locations") : [],
+    needs("checkout")
+      ? choicesOf(database, caller, "statuslabels", { deployable: "1" })
+      : needs("checkin", "update")
+        ? choicesOf(database, caller, "statuslabels")
+        : [],
+  ]);
+  return { users, assets, locations, statuses };
 }

@@ -22,7 +22,7 @@ import { type Caller, can, requirePermission } from "../../services/permissions.
 import { getSettings } from "../../services/settings.ts";
 import type { Storage } from "../../services/storage.ts";
 import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
-import { choicesOf } from "./hardware-choices.ts";
+import { actionChoices } from "./hardware-choices.ts";
 import { plain, type ShownAsset } from "./hardware-view.ts";
 
 // One asset's page (Snipe-IT's /hardware/{id}) and its actions: Checkout, Checkin, Audit, Delete,
@@ -163,14 +163,7 @@ export function registerHardwareItem(context: WebContext, storage: Storage): voi
   ) => {
     const caller = pageCaller(request);
     const asset = await shownAsset(context, caller, idParam(request));
-    const [users, locations, assets, statuses] = await Promise.all([
-      action === "checkout" ? choicesOf(database, caller, "users") : [],
-      choicesOf(database, caller, "locations"),
-      action === "checkout" ? choicesOf(database, caller, "hardware", { assetStatusType: "RTD" }) : [],
-      action === "audit"
-        ? []
-        : choicesOf(database, caller, "statuslabels", action === "checkout" ? { deployable: "1" } : {}),
-    ]);
+    const choices = await actionChoices(database, caller, action);
     return render(
       context,
       request,
@@ -179,7 +172,8 @@ export function registerHardwareItem(context: WebContext, storage: Storage): voi
       {
         title: `${ACTION_TITLES[action]}: ${String(asset.asset_tag)}`,
         asset,
-        choices: { users, locations, assets: assets.filter((item) => item.id !== asset.id), statuses },
+        // An asset is not checked out to itself.
+        choices: { ...choices, assets: choices.assets.filter((item) => item.id !== asset.id) },
         values: { checkout_to_type: "user", ...extra.values },
         errors: extra.errors ?? {},
       },
