@@ -157,6 +157,9 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
       return found;
     },
     async signIn(request, reply, userId, remember) {
+      // A session this browser held before ends: every sign-in starts a new id (no fixation).
+      const previous = request.cookies[sessionCookie];
+      if (previous) await closeSession(db, previous);
       // A fresh CSRF secret: tokens a page handed out before sign-in are not valid after it.
       const csrfSecret = randomBytes(18).toString("base64url");
       const { id, session } = await openSession(db, limits, { userId, persistent: remember, csrfSecret });
@@ -171,6 +174,8 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
       const id = request.cookies[sessionCookie];
       if (id) await closeSession(db, id);
       reply.clearCookie(sessionCookie, cookieOptions(request));
+      // The ended session's CSRF secret is not handed on to the signed-out visitor.
+      request.session = {};
       loaded.set(request, Promise.resolve(undefined));
     },
     signOutEverywhere: (userId) => closeUserSessions(db, userId),

@@ -33,9 +33,10 @@ export const COOKIE_PREFIX = "inventory";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const require = createRequire(import.meta.url);
 
-/** The files under /assets/: our stylesheet, and htmx from its npm package (no CDN: users run offline). */
+/** The files under /assets/: our stylesheet and icon, and htmx from its npm package (no CDN: users run offline). */
 const ASSETS = {
   "style.css": here("assets/style.css"),
+  "favicon.svg": here("assets/favicon.svg"),
   "htmx.min.js": require.resolve("htmx.org/dist/htmx.min.js"),
 };
 

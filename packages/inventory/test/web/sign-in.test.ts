@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_SESSION_LIMITS } from "@anvil/core";
-import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/testing";
+import {
+  assertAccessible,
+  horizontalOverflow,
+  serviceConfig,
+  startApp,
+  useBrowser,
+} from "@anvil/core/testing";
+import { createApp } from "../../src/index.ts";
 import { api, forEachInventory, type InventoryState } from "../support/inventory.ts";
 import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts";
 
@@ -27,6 +34,11 @@ forEachInventory(
         dialogs.push(dialog.message());
         void dialog.dismiss();
       });
+      // A missing file, or a script or style the Content-Security-Policy blocks, shows here.
+      const consoleErrors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
       await page.goto(`${inventory.url}/`);
       assert.equal(new URL(page.url()).pathname, "/setup");
       await assertAccessible(page, "setup");
@@ -41,6 +53,12 @@ forEachInventory(
       // Refused with the field's message; nothing made.
       assert.match(String(await page.locator(".field.has-error").textContent()), /at least 8 characters/);
       assert.equal(await page.getByLabel("Username").inputValue(), "admin");
+      // The browser reports the refusal's 422 as an error; nothing else may have gone wrong.
+      assert.deepEqual(
+        consoleErrors.map((text) => text.replace(/\d{3} \(Unprocessable Entity\)/, "422")),
+        ["Failed to load resource: the server responded with a status of 422"],
+      );
+      consoleErrors.length = 0;
 
       await page.getByLabel("Password", { exact: true }).fill("adminpassword");
       await page.getByLabel("Confirm Password").fill("adminpassword");
@@ -53,6 +71,7 @@ forEachInventory(
       const html = await page.content();
       assert.ok(!html.includes(`<script>alert`), "the name's markup reached the page");
       assert.deepEqual(dialogs, []);
+      assert.deepEqual(consoleErrors, []);
       await assertAccessible(page, "dashboard");
       await browser.current.screenshot(page, `${inventory.database.dialect}-dashboard`);
 
@@ -244,6 +263,71 @@ forEachInventory(
       const body = (await allowed.json()) as { status: string; payload: { name: string } };
       assert.equal(body.status, "success");
       assert.equal(body.payload.name, "Acme");
+    });
+
+    test("another process on the same database honours the session; its cookie is Secure behind TLS", async () => {
+      const second = await startApp(({ dataDir }) =>
+        createApp(serviceConfig(dataDir, inventory.database.url, { trustProxy: true }), {
+          apiThrottlePerMinute: 0,
+        }),
+      );
+      try {
+        const page = await browser.current.newPage();
+        await signIn(page, inventory.url, "admin", "adminpassword");
+        const session = (await sessionCookie(page)).value;
+        assert.equal((await withCookie(second.url, "/api/v1/hardware", session)).status, 200);
+        await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Logout" }).click()]);
+        assert.equal((await withCookie(second.url, "/api/v1/hardware", session)).status, 401);
+
+        // Behind a TLS proxy (X-Forwarded-Proto from a trusted proxy), every cookie is Secure.
+        const tls = { "x-forwarded-proto": "https" };
+        const form = await fetch(`${second.url}/login`, { headers: tls });
+        const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith("inventory_csrf="));
+        assert.ok(csrfCookie);
+        assert.match(csrfCookie, /; Secure/);
+        const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+        const signedIn = await fetch(`${second.url}/login`, {
+          method: "POST",
+          headers: {
+            ...tls,
+            cookie: csrfCookie.split(";")[0],
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams({
+            _csrf: token ?? "",
+            username: "admin",
+            password: "adminpassword",
+          }).toString(),
+          redirect: "manual",
+        });
+        assert.equal(signedIn.status, 303);
+        const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("inventory_session="));
+        assert.ok(cookie);
+        assert.match(cookie, /; HttpOnly/);
+        assert.match(cookie, /; Secure/);
+        assert.match(cookie, /; SameSite=Lax/);
+        assert.doesNotMatch(cookie, /Max-Age/);
+      } finally {
+        await second.close();
+      }
+    });
+
+    test("the pages' JavaScript is served from here, cached for good, under 60 KB compressed", async () => {
+      const page = await (await fetch(`${inventory.url}/login`)).text();
+      const scripts = [...page.matchAll(/<script src="([^"]+)"/g)].map((match) => match[1]);
+      assert.ok(scripts.length > 0);
+      let compressed = 0;
+      for (const src of scripts) {
+        assert.match(src, /^\/assets\/[^/]+\?v=[0-9a-f]{12}$/, "served by the inventory itself");
+        const answer = await fetch(`${inventory.url}${src}`, { headers: { "accept-encoding": "gzip" } });
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get("content-encoding"), "gzip");
+        assert.equal(answer.headers.get("cache-control"), "public, max-age=31536000, immutable");
+        compressed += Number(answer.headers.get("content-length"));
+        await answer.arrayBuffer();
+      }
+      assert.ok(compressed > 0 && compressed < 60 * 1024, `${compressed} bytes`);
+      assert.equal((await fetch(`${inventory.url}/assets/..%2Fpackage.json`)).status, 404);
     });
 
     test("the login page and the layout fit a 360 px wide screen without horizontal scrolling", async () => {
