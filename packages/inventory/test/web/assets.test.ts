@@ -271,6 +271,10 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     await follow(page, page.getByRole("button", { name: "Checkin" }).click());
     assert.equal(await page.getByRole("status").first().textContent(), "Asset checked in successfully.");
     assert.equal(await holderOf(id), null);
+    // Checked in already: its page says so, rather than a form that could only be refused.
+    await page.goto(`${inventory.url}/hardware/${id}/checkin`);
+    assert.equal(new URL(page.url()).pathname, `/hardware/${id}`);
+    assert.equal(await page.locator(".flash-error").textContent(), "That asset is already checked in.");
     const history = await page.locator("table").last().locator("tbody tr").allTextContents();
     assert.ok(
       history.some((row) => /checkout/.test(row) && /Going out/.test(row)),

@@ -14,6 +14,7 @@ import {
   deleteAsset,
   findAsset,
 } from "../../services/assets.ts";
+import { ALREADY_CHECKED_IN, NOT_AVAILABLE } from "../../services/checkout.ts";
 import { ATTACHABLES, attachedTo, attachFiles, listFiles } from "../../services/files.ts";
 import { assetLicenses } from "../../services/holdings.ts";
 import { matrixCode } from "../../services/label-codes.ts";
@@ -208,9 +209,20 @@ export function registerHardwareItem(context: WebContext, storage: Storage): voi
   };
 
   for (const action of ["checkout", "checkin", "audit"] as const) {
-    app.get(`/hardware/:id/${action}`, allowed(`assets.${action}`), (request, reply) =>
-      showAction(request, reply, action),
-    );
+    app.get(`/hardware/:id/${action}`, allowed(`assets.${action}`), async (request, reply) => {
+      // An asset that cannot take the action is said so on its page, as Snipe-IT's pages do,
+      // rather than with a form whose every submission would be refused.
+      const caller = pageCaller(request);
+      const asset = await shownAsset(context, caller, idParam(request));
+      const actions = (asset.available_actions ?? {}) as Record<string, boolean>;
+      const unavailable = {
+        checkout: actions.checkout ? undefined : NOT_AVAILABLE,
+        checkin: actions.checkin ? undefined : ALREADY_CHECKED_IN,
+        audit: actions.audit ? undefined : ASSET_NOT_FOUND_BY_ROUTE,
+      }[action];
+      if (unavailable) return redirectWith(context, reply, `/hardware/${asset.id}`, "error", unavailable);
+      return showAction(request, reply, action);
+    });
   }
   app.post("/hardware/:id/checkout", allowed("assets.checkout"), (request, reply) =>
     perform(
