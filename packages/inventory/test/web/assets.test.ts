@@ -203,6 +203,12 @@ forEachInventory("inventory web: asset pages", (inventory) => {
       ["Select", "Asset Tag", "Notes", "Checkin/Checkout", "Actions"],
     );
     assert.equal(await page.getByRole("link", { name: "Next" }).count(), 0);
+    // A custom field is a column too, sorted by its value (the assets without one last, descending).
+    const mac = `_snipeit_mac_address_${fieldId}`;
+    await page.goto(`${inventory.url}/hardware?col=asset_tag&col=${mac}&sort=${mac}`);
+    assert.deepEqual((await columnTexts(page, "MAC Address"))[0], "00:11:22:33:44:55");
+    assert.deepEqual((await columnTexts(page, "Asset Tag"))[0], "WEB-0001");
+    assert.equal(await page.getByLabel("MAC Address").isChecked(), true);
     await page.goto(`${inventory.url}/hardware?sort=asset_tag&order=asc&limit=20&offset=2`);
     assert.match(String(await page.locator("#asset-list .summary").textContent()), /Showing 3 to 4 of 4/);
     await page.getByRole("link", { name: "Previous" }).click();

@@ -1,4 +1,6 @@
 import { unescaped } from "../../convert/format.ts";
+import type { Row } from "../../repositories/records.ts";
+import { flag } from "../../services/custom-fields.ts";
 
 // How the asset pages show an asset object of the API (convert/asset.ts): its text as typed (the
 // API object holds it HTML-escaped, as Snipe-IT's does, and the templates escape once themselves),
@@ -176,3 +178,18 @@ export const ASSET_COLUMNS: readonly AssetColumn[] = [
 ];
 
 export const DEFAULT_COLUMNS = ASSET_COLUMNS.filter((column) => column.shown).map((column) => column.key);
+
+/**
+ * A column for each custom field (Snipe-IT lists them after its own), chosen like the others; it
+ * sorts by the field's column as the API does, but an encrypted one does not (its order would be
+ * the ciphertext's, and say something of the values).
+ */
+export function customColumns(fields: readonly Row[]): AssetColumn[] {
+  return fields.map((field) => ({
+    key: String(field.db_column),
+    title: String(field.name),
+    sort: flag(field, "field_encrypted") ? undefined : String(field.db_column),
+    shown: false,
+    text: (asset: ShownAsset) => read(asset, "custom_fields", String(field.name), "value"),
+  }));
+}

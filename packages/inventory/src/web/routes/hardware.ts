@@ -1,12 +1,22 @@
 import { Readable } from "node:stream";
+import type { AnyKysely } from "@anvil/core";
 import { stringify } from "csv-stringify";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { assignedFilter, listAssets } from "../../services/assets.ts";
+import { listFields } from "../../services/custom-fields.ts";
+import type { InventoryDatabase } from "../../services/database.ts";
 import { MAX_RESULTS } from "../../services/listing.ts";
 import { can } from "../../services/permissions.ts";
 import { guard, pageCaller, render, type WebContext } from "../context.ts";
 import { choicesOf } from "./hardware-choices.ts";
-import { ASSET_COLUMNS, type AssetColumn, DEFAULT_COLUMNS, plain, type ShownAsset } from "./hardware-view.ts";
+import {
+  ASSET_COLUMNS,
+  type AssetColumn,
+  customColumns,
+  DEFAULT_COLUMNS,
+  plain,
+  type ShownAsset,
+} from "./hardware-view.ts";
 
 // The asset list (Snipe-IT's /hardware): listAssets, as GET /api/v1/hardware calls it, with the
 // same search, filters, sorts and offsets, so it is as fast. Its state is all in the query string
@@ -39,13 +49,12 @@ function many(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === "string");
 }
 
-const SORTABLE = new Set(ASSET_COLUMNS.flatMap((column) => (column.sort ? [column.sort] : [])));
-
 /** The list's state from the query string; anything unknown is the default, never an error. */
-export function listState(query: Record<string, unknown>): ListState {
+export function listState(query: Record<string, unknown>, columns: readonly AssetColumn[]): ListState {
   const limit = Number(one(query.limit));
   const offset = Number(one(query.offset));
-  const known = new Set(ASSET_COLUMNS.map((column) => column.key));
+  const known = new Set(columns.map((column) => column.key));
+  const sortable = new Set(columns.flatMap((column) => (column.sort ? [column.sort] : [])));
   const chosen = many(query.col).filter((key) => known.has(key));
   const sort = one(query.sort);
   return {
@@ -54,7 +63,7 @@ export function listState(query: Record<string, unknown>): ListState {
       ID_FILTERS.map((name) => [name, /^\d+$/.test(one(query[name])) ? one(query[name]) : ""]),
     ) as ListState["filters"],
     assigned: ["yes", "no"].includes(one(query.assigned)) ? one(query.assigned) : "",
-    sort: SORTABLE.has(sort) ? sort : "created_at",
+    sort: sortable.has(sort) ? sort : "created_at",
     order: one(query.order) === "asc" ? "asc" : "desc",
     limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_SIZE,
     offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
@@ -96,11 +105,21 @@ export function listUrl(state: ListState, changes: Partial<ListState> = {}, path
   return text === "" ? path : `${path}?${text}`;
 }
 
-/** What the list's template shows of a page of assets. */
-function listView(state: ListState, total: number, rows: ShownAsset[]) {
-  const columns = state.columns
-    .map((key) => ASSET_COLUMNS.find((column) => column.key === key))
+/** The chosen columns, in the order chosen. */
+function shownColumns(state: ListState, all: readonly AssetColumn[]): AssetColumn[] {
+  return state.columns
+    .map((key) => all.find((column) => column.key === key))
     .filter((column): column is AssetColumn => column !== undefined);
+}
+
+/** Every column: Snipe-IT's, then one per custom field. */
+async function allColumns(database: InventoryDatabase): Promise<AssetColumn[]> {
+  return [...ASSET_COLUMNS, ...customColumns(await listFields(database.db as AnyKysely))];
+}
+
+/** What the list's template shows of a page of assets. */
+function listView(state: ListState, all: readonly AssetColumn[], total: number, rows: ShownAsset[]) {
+  const columns = shownColumns(state, all);
   const lastOffset = total === 0 ? 0 : Math.floor((total - 1) / state.limit) * state.limit;
   const at = (offset: number) => listUrl(state, { offset });
   return {
@@ -135,12 +154,13 @@ export function registerHardwareList(context: WebContext): void {
 
   app.get("/hardware", viewers, async (request, reply) => {
     const caller = pageCaller(request);
-    const state = listState(request.query as Record<string, unknown>);
+    const all = await allColumns(database);
+    const state = listState(request.query as Record<string, unknown>, all);
     const page = await listAssets(database, caller, serviceQuery(state), scopeOf(state));
     const data = {
-      ...listView(state, page.total, plain(page.rows) as ShownAsset[]),
+      ...listView(state, all, page.total, plain(page.rows) as ShownAsset[]),
       pageSizes: PAGE_SIZES,
-      allColumns: ASSET_COLUMNS,
+      allColumns: all,
       may: {
         create: can(caller, "assets.create"),
         checkout: can(caller, "assets.checkout"),
@@ -176,10 +196,9 @@ export function registerHardwareList(context: WebContext): void {
   // large export neither holds every row at once nor slows down page after page).
   app.get("/hardware/export.csv", viewers, async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = pageCaller(request);
-    const state = listState(request.query as Record<string, unknown>);
-    const columns = state.columns
-      .map((key) => ASSET_COLUMNS.find((column) => column.key === key))
-      .filter((column): column is AssetColumn => column !== undefined);
+    const all = await allColumns(database);
+    const state = listState(request.query as Record<string, unknown>, all);
+    const columns = shownColumns(state, all);
     const base = serviceQuery(state);
     delete base.offset;
     async function* rows() {
