@@ -2,9 +2,16 @@ import type { AnyKysely } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { BULK_LIMIT, BULK_PERMISSIONS, bulkWrite } from "../../routes/v1/hardware-bulk.ts";
 import { assetsWhere } from "../../services/assets.ts";
-import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
+import {
+  formOf,
+  guard,
+  invalidFields,
+  pageCaller,
+  redirectWith,
+  render,
+  type WebContext,
+} from "../context.ts";
 import { type AssetAction, actionChoices } from "./hardware-choices.ts";
-import { formOf } from "./hardware-item.ts";
 
 // Bulk actions on the assets ticked in the list (Snipe-IT's bulk checkout, checkin, audit, edit,
 // delete): a form for the action's fields, then bulkWrite, as POST /api/v1/hardware/bulk/{action}

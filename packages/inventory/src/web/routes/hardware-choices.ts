@@ -18,14 +18,7 @@ const MOST_PAGES = 10;
 /** The actions on assets whose forms have drop-downs: the single ones and the bulk ones. */
 export type AssetAction = "checkout" | "checkin" | "audit" | "update" | "delete";
 
-export type ChoiceList =
-  | "models"
-  | "statuslabels"
-  | "companies"
-  | "users"
-  | "hardware"
-  | "categories"
-  | "locations";
+type ChoiceList = "models" | "statuslabels" | "companies" | "users" | "hardware" | "categories" | "locations";
 
 export async function choicesOf(
   database: InventoryDatabase,

@@ -8,9 +8,16 @@ import { findAsset } from "../../services/assets.ts";
 import { fieldsOfModel } from "../../services/custom-values.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { createResource, updateResource } from "../../services/resource.ts";
-import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
+import {
+  formOf,
+  guard,
+  invalidFields,
+  pageCaller,
+  redirectWith,
+  render,
+  type WebContext,
+} from "../context.ts";
 import { choicesOf } from "./hardware-choices.ts";
-import { formOf } from "./hardware-item.ts";
 import { plain } from "./hardware-view.ts";
 
 // The asset form (Snipe-IT's hardware/edit): create, edit and clone, through the generic create

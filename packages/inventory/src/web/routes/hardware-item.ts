@@ -22,7 +22,15 @@ import { labelAssets, labelsPdf } from "../../services/labels.ts";
 import { type Caller, can, requirePermission } from "../../services/permissions.ts";
 import { getSettings } from "../../services/settings.ts";
 import type { Storage } from "../../services/storage.ts";
-import { guard, invalidFields, pageCaller, redirectWith, render, type WebContext } from "../context.ts";
+import {
+  formOf,
+  guard,
+  invalidFields,
+  pageCaller,
+  redirectWith,
+  render,
+  type WebContext,
+} from "../context.ts";
 import { actionChoices } from "./hardware-choices.ts";
 import { plain, type ShownAsset } from "./hardware-view.ts";
 
@@ -35,14 +43,6 @@ const HARDWARE_FILES = ATTACHABLES.find((kind) => kind.path === "hardware");
 /** The most history entries the page shows (the newest). */
 const HISTORY_SHOWN = 50;
 
-/** A posted form's fields, as the API's routes read a body (strings; `name[]` lists stay lists). */
-export function formOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (typeof body !== "object" || body === null) return {};
-  const { _csrf: _token, ...fields } = body as Record<string, unknown>;
-  return fields;
-}
-
 /** The asset as the API shows it, with its components, its text as typed. */
 async function shownAsset(context: WebContext, caller: Caller, id: number): Promise<ShownAsset> {
   const db = context.database.db as AnyKysely;
@@ -54,7 +54,7 @@ async function shownAsset(context: WebContext, caller: Caller, id: number): Prom
 /** The QR code of the asset's page, as the labels carry it: square modules, for an inline SVG. */
 function qrOf(url: string) {
   const code = matrixCode("QRCODE", url);
-  return code && { size: code.width, dark: code.dark, url };
+  return code && { size: code.width, dark: code.dark };
 }
 
 const ACTION_TITLES = { checkout: "Checkout", checkin: "Checkin", audit: "Audit" } as const;

@@ -28,7 +28,7 @@ const DEFAULT_SIZE = 20;
 /** The list's filters: the query's name, as the API reads it. */
 const ID_FILTERS = ["status_id", "model_id", "category_id", "location_id", "company_id"] as const;
 
-export interface ListState {
+interface ListState {
   search: string;
   filters: Record<(typeof ID_FILTERS)[number], string>;
   /** "yes": only checked-out assets; "no": only those not checked out; "": both. */
@@ -50,7 +50,7 @@ function many(value: unknown): string[] {
 }
 
 /** The list's state from the query string; anything unknown is the default, never an error. */
-export function listState(query: Record<string, unknown>, columns: readonly AssetColumn[]): ListState {
+function listState(query: Record<string, unknown>, columns: readonly AssetColumn[]): ListState {
   const limit = Number(one(query.limit));
   const offset = Number(one(query.offset));
   const known = new Set(columns.map((column) => column.key));
@@ -89,7 +89,7 @@ function scopeOf(state: ListState) {
 }
 
 /** The list's URL for this state with some parts changed; defaults are left out. */
-export function listUrl(state: ListState, changes: Partial<ListState> = {}, path = "/hardware"): string {
+function listUrl(state: ListState, changes: Partial<ListState> = {}, path = "/hardware"): string {
   const next = { ...state, ...changes };
   const params = new URLSearchParams();
   if (next.search !== "") params.set("search", next.search);
