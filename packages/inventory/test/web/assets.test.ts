@@ -395,7 +395,7 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     await page.goto(`${inventory.url}/hardware/${id}`);
     for (const name of ["Edit Asset", "Clone Asset", "Checkout", "Audit"])
       assert.equal(await page.getByRole("link", { name, exact: true }).count(), 0, name);
-    assert.equal(await page.getByRole("button", { name: "Delete" }).count(), 0);
+    assert.equal(await page.getByRole("link", { name: "Delete" }).count(), 0);
     assert.equal(await page.getByRole("button", { name: "Upload" }).count(), 0);
 
     const session = (await sessionCookie(page)).value;
@@ -422,6 +422,7 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     }
     for (const path of [
       `/hardware/${id}/checkout`,
+      `/hardware/${id}/delete`,
       `/hardware/${id}/edit`,
       "/hardware/create",
       `/hardware/bulk/delete?ids=${id}`,
@@ -582,6 +583,8 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     }
 
     await page.goto(`${inventory.url}/hardware/${cloneId}`);
+    await follow(page, page.getByRole("link", { name: "Delete" }).click());
+    await assertAccessible(page, "delete");
     await follow(page, page.getByRole("button", { name: "Delete" }).click());
     assert.equal(await page.getByRole("status").first().textContent(), "The asset was deleted successfully.");
     await page.goto(`${inventory.url}/hardware/bulk/delete?ids=${id}`);

@@ -148,6 +148,15 @@ export function registerHardwareItem(context: WebContext, storage: Storage): voi
     });
   });
 
+  // Deleting asks first, as Snipe-IT's confirmation does (here a page, so it works without JavaScript).
+  app.get("/hardware/:id/delete", allowed("assets.delete"), async (request, reply) => {
+    const asset = await shownAsset(context, pageCaller(request), idParam(request));
+    return render(context, request, reply, "hardware/delete", {
+      title: `Delete: ${String(asset.asset_tag)}`,
+      asset,
+    });
+  });
+
   app.post("/hardware/:id/delete", allowed("assets.delete"), async (request, reply) => {
     const caller = pageCaller(request);
     await deleteAsset(database, caller, originOf(request), idParam(request));
