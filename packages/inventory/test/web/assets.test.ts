@@ -341,10 +341,25 @@ forEachInventory("inventory web: asset pages", (inventory) => {
     for (const tag of ["BULK-1", "BULK-2", "BULK-3"])
       assert.equal((await holderOf(await assetId(tag)))?.id, fixture.userId);
 
-    // Again: each is out already, and each says so.
-    await page.goto(`${inventory.url}/hardware/bulk/checkin?ids=${await assetId("BULK-1")}`);
+    // An audit of the three, through the same bulk write.
+    const ids = await Promise.all(["BULK-1", "BULK-2", "BULK-3"].map(assetId));
+    await page.goto(`${inventory.url}/hardware/bulk/audit?${ids.map((id) => `ids=${id}`).join("&")}`);
+    await assertAccessible(page, "bulk audit");
+    await page.getByLabel("Notes").fill("Stocktaking");
+    await follow(page, page.getByRole("button", { name: "Audit" }).click());
+    assert.equal(await page.getByRole("status").first().textContent(), "3 assets audited.");
+
+    // One checked in; then a checkout of two, one of them out still: each says how it went.
+    await page.goto(`${inventory.url}/hardware/bulk/checkin?ids=${ids[0]}`);
     await follow(page, page.getByRole("button", { name: "Checkin" }).click());
     assert.equal(await page.getByRole("status").first().textContent(), "1 assets checked in.");
+    await page.goto(`${inventory.url}/hardware/bulk/checkout?ids=${ids[0]}&ids=${ids[1]}`);
+    await choose(page.getByLabel("Select a User"), "WFirst");
+    await follow(page, page.getByRole("button", { name: "Checkout" }).click());
+    assert.equal(await page.getByRole("alert").first().textContent(), "1 of 2 assets checked out; 1 failed.");
+    const outcomes = await page.locator("tbody tr").allTextContents();
+    assert.match(outcomes[0], /BULK-1\s*Success/);
+    assert.match(outcomes[1], /BULK-2\s*Failed\s*That asset is not available for checkout!/);
   });
 
   test("two browsers checking out the same asset at once: one succeeds, the other is refused", async () => {
