@@ -19,6 +19,10 @@ import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerFieldPages } from "./routes/fields.ts";
+import { registerHardwareList } from "./routes/hardware.ts";
+import { registerHardwareBulk } from "./routes/hardware-bulk.ts";
+import { registerHardwareForm } from "./routes/hardware-form.ts";
+import { registerHardwareItem } from "./routes/hardware-item.ts";
 import { registerHome } from "./routes/home.ts";
 import { registerImports } from "./routes/import.ts";
 import { registerReports } from "./routes/reports.ts";
@@ -66,7 +70,7 @@ export function registerWebSupport(
 
 export interface PagesOptions {
   web: WebPages;
-  /** Where uploads are staged and imports kept (the API's). */
+  /** Where uploads are staged, imports and files kept (the API's). */
   storage: Storage;
   loginLimits: LoginLimits;
   fullMultipleCompaniesSupport: boolean;
@@ -125,5 +129,9 @@ export async function registerPages(
     registerResourcePages(context);
     registerResourceSections(context);
     registerFieldPages(context);
+    registerHardwareList(context);
+    registerHardwareBulk(context);
+    registerHardwareForm(context);
+    registerHardwareItem(context);
   });
 }
