@@ -157,7 +157,7 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
     session(request) {
       let found = loaded.get(request);
       if (!found) {
-        const id = request.cookies[sessionCookie];
+        const id = request.cookies?.[sessionCookie];
         found = (id ? findSession(db, limits, id) : Promise.resolve(undefined)).then((session) => {
           if (session) request.session = { _csrf: session.csrfSecret };
           return session;
@@ -168,7 +168,7 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
     },
     async signIn(request, reply, userId, remember) {
       // A session this browser held before ends: every sign-in starts a new id (no fixation).
-      const previous = request.cookies[sessionCookie];
+      const previous = request.cookies?.[sessionCookie];
       if (previous) await closeSession(db, previous);
       // A fresh CSRF secret: tokens a page handed out before sign-in are not valid after it.
       const csrfSecret = randomBytes(18).toString("base64url");
@@ -181,7 +181,7 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
       loaded.set(request, Promise.resolve(session));
     },
     async signOut(request, reply) {
-      const id = request.cookies[sessionCookie];
+      const id = request.cookies?.[sessionCookie];
       if (id) await closeSession(db, id);
       reply.clearCookie(sessionCookie, cookieOptions(request));
       // The ended session's CSRF secret is not handed on to the signed-out visitor.
@@ -193,7 +193,7 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
       reply.setCookie(flashCookie, JSON.stringify({ kind, text }), cookieOptions(reply.request));
     },
     takeFlash(request, reply) {
-      const raw = request.cookies[flashCookie];
+      const raw = request.cookies?.[flashCookie];
       if (raw === undefined) return undefined;
       reply.clearCookie(flashCookie, cookieOptions(request));
       try {
@@ -236,7 +236,7 @@ export function pageScope(scope: HttpServer, pages: WebPages, cookiePrefix: stri
   scope.addHook("onSend", async (request, reply) => {
     reply.headers(PAGE_HEADERS);
     const secret = request.session?._csrf;
-    if (secret && secret !== request.cookies[csrfCookie] && !(await pages.session(request))) {
+    if (secret && secret !== request.cookies?.[csrfCookie] && !(await pages.session(request))) {
       reply.setCookie(csrfCookie, secret, {
         path: "/",
         httpOnly: true,
@@ -250,7 +250,7 @@ export function pageScope(scope: HttpServer, pages: WebPages, cookiePrefix: stri
 /** The request's CSRF secret: the signed-in session's, or a signed-out visitor's from its cookie. */
 async function loadCsrfSecret(request: FastifyRequest, pages: WebPages, csrfCookie: string): Promise<void> {
   if (await pages.session(request)) return;
-  const secret = request.cookies[csrfCookie];
+  const secret = request.cookies?.[csrfCookie];
   request.session = secret ? { _csrf: secret } : {};
 }
 

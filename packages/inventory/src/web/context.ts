@@ -76,6 +76,9 @@ export function render(
 ) {
   const caller = request.actor;
   const path = request.url.split("?")[0];
+  // A request refused before the pages' own hooks ran (a NUL in its query) has no CSRF secret yet:
+  // its error page gets a visitor's, as a signed-out page would.
+  request.session ??= {};
   const page: PageFrame = {
     title: data.title,
     user: caller && {
