@@ -1,5 +1,6 @@
 import { Conflict, Invalid, NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
+import { users } from "../../resources/users.ts";
 import { idParam, originOf } from "../../routes/v1/context.ts";
 import {
   accessoryCheckouts,
@@ -11,8 +12,8 @@ import {
   consumableUsers,
 } from "../../services/checkouts.ts";
 import { userAccessories, userAssets, userConsumables, userLicenses } from "../../services/holdings.ts";
-import { type Caller, can } from "../../services/permissions.ts";
-import { findResource, presentRows } from "../../services/resource.ts";
+import { type Caller, can, PERMISSION_SECTIONS } from "../../services/permissions.ts";
+import { findResource, listResource, presentRows } from "../../services/resource.ts";
 import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
 import { locationTree, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
 import { field, guard, invalidFields, pageCaller, redirectWith, type WebContext } from "../context.ts";
@@ -102,6 +103,28 @@ export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
       licenses: licenses && named(licenses.rows, "/licenses"),
       accessories: accessories && named(accessories.rows, "/accessories"),
       consumables: consumables && named(consumables.rows, "/consumables"),
+    };
+  },
+
+  // A group's members (the API's /users?group_id=) and what it grants them.
+  "group-members": async ({ database }, caller, id, shown) => {
+    const members = await listResource(database, users, caller, {
+      group_id: String(id),
+      sort: "first_name",
+      order: "asc",
+      limit: SECTION_ROWS,
+    });
+    const held = (shown.permissions ?? {}) as Record<string, string>;
+    return {
+      total: members.total,
+      members: members.rows.map((row) => ({
+        href: `/users/${row.id}`,
+        name: shownValue(row.name),
+        username: shownValue(row.username),
+      })),
+      granted: PERMISSION_SECTIONS.flatMap(({ section, permissions }) =>
+        permissions.filter(({ name }) => held[name] === "1").map(({ label }) => `${section}: ${label}`),
+      ),
     };
   },
 
