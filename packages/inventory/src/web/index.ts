@@ -13,6 +13,7 @@ import {
 import type { FastifyError } from "fastify";
 import type { InventoryDatabase } from "../services/database.ts";
 import type { Storage } from "../services/storage.ts";
+import { registerChoicePages } from "./choices.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
@@ -117,5 +118,6 @@ export async function registerPages(
     registerResourcePages(context);
     registerResourceSections(context);
     registerFieldPages(context);
+    registerChoicePages(context);
   });
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { assertAccessible, useBrowser } from "@anvil/core/testing";
 import type { Page } from "playwright-core";
+import { storedNow } from "../../src/services/database.ts";
 import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
 import { made, submit } from "../support/pages.ts";
 import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts";
@@ -52,6 +53,7 @@ forEachInventory("inventory web: the forms' own sections", (inventory) => {
     await admin.getByLabel("Name").fill(`Buyers ${HOSTILE}`);
     await admin.locator('select[name="permissions[suppliers.view]"]').selectOption({ label: "Grant" });
     await assertAccessible(admin, "group form");
+    await browser.current.screenshot(admin, `${inventory.database.dialect}-group-form`);
     await submit(admin, "Save");
     assert.equal(await admin.getByRole("status").textContent(), "Group created successfully.");
     assert.equal(await admin.getByRole("heading", { level: 1 }).textContent(), `Buyers ${HOSTILE}`);
@@ -61,6 +63,7 @@ forEachInventory("inventory web: the forms' own sections", (inventory) => {
     // The member is put in the group on the user's form, and then listed on the group's page.
     await admin.goto(`${inventory.url}/users/${member.id}/edit`);
     await assertAccessible(admin, "user form");
+    await browser.current.screenshot(admin, `${inventory.database.dialect}-user-form`);
     await admin.getByLabel(`Buyers ${HOSTILE}`).check();
     await submit(admin, "Save");
     assert.equal(await admin.getByRole("status").textContent(), "User updated successfully.");
@@ -165,6 +168,67 @@ forEachInventory("inventory web: the forms' own sections", (inventory) => {
     assert.equal(forged.status, 403);
     const deleted = await api<{ total: number }>(inventory, "GET", "/manufacturers?deleted=true&search=Kept");
     assert.equal(deleted.body.total, 1);
+    await page.close();
+  });
+
+  test("a long drop-down's search finds a user past its first pages; without it the first pages are offered", async () => {
+    const database = inventory.server.app.database;
+    if (!database) throw new Error("no database");
+    // 500 users fill the drop-down's first pages (ordered by last name); the one sought comes after.
+    const now = storedNow(database.dialect);
+    const person = (first: string, last: string, username: string) => ({
+      first_name: first,
+      last_name: last,
+      username,
+      created_at: now,
+      updated_at: now,
+    });
+    const fillers = Array.from({ length: 505 }, (_, index) =>
+      person(`Filler ${index}`, "Aaron", `filler${index}`),
+    );
+    for (let start = 0; start < fillers.length; start += 100)
+      await database.db
+        .insertInto("users")
+        .values(fillers.slice(start, start + 100))
+        .execute();
+    await database.db
+      .insertInto("users")
+      .values(person("Sought", "Zygmunt", "sought"))
+      .execute();
+
+    await admin.goto(`${inventory.url}/departments/create`);
+    const manager = admin.getByLabel("Manager", { exact: true });
+    assert.equal(await manager.locator("option", { hasText: "Zygmunt" }).count(), 0);
+    assert.equal(await manager.locator("option").count(), 501);
+    await assertAccessible(admin, "department form with a long list");
+    await browser.current.screenshot(admin, `${inventory.database.dialect}-searchable-select`);
+    await admin.getByLabel("Name").fill("Research");
+    await admin.getByLabel("Search Manager").fill("Zygm");
+    await manager.locator("option", { hasText: "Zygmunt" }).waitFor({ state: "attached" });
+    assert.equal(await manager.locator("option").count(), 2);
+    await manager.selectOption({
+      label: (await manager.locator("option", { hasText: "Zygmunt" }).textContent()) ?? "",
+    });
+    // Another search keeps the choice while it still matches.
+    await Promise.all([
+      admin.waitForResponse((response) => response.url().includes("search=Sought")),
+      admin.getByLabel("Search Manager").fill("Sought"),
+    ]);
+    assert.match((await manager.locator("option:checked").textContent()) ?? "", /Zygmunt/);
+    await submit(admin, "Save");
+    assert.equal(await admin.getByRole("status").textContent(), "Department created successfully.");
+    assert.match((await line(admin, "Manager")) ?? "", /Sought/);
+
+    // The choices route answers as the API's select lists: not to someone who picks nothing.
+    const page = await browser.current.newPage();
+    await userWithToken(inventory, "reader", { "companies.view": "1" });
+    await signIn(page, inventory.url, "reader", "password123");
+    const refused = await withCookie(
+      inventory.url,
+      "/choices/users?search=Zyg",
+      (await sessionCookie(page)).value,
+    );
+    assert.equal(refused.status, 403);
     await page.close();
   });
 });

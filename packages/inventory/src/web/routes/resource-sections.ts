@@ -15,7 +15,8 @@ import { userAccessories, userAssets, userConsumables, userLicenses } from "../.
 import { type Caller, can, PERMISSION_SECTIONS } from "../../services/permissions.ts";
 import { findResource, listResource, presentRows } from "../../services/resource.ts";
 import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
-import { locationTree, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
+import { locationTree } from "../../services/selectlists.ts";
+import { choicesOf, isLong } from "../choices.ts";
 import { field, guard, invalidFields, pageCaller, redirectWith, type WebContext } from "../context.ts";
 import { PAGE_OF_PATH } from "../resource-pages.ts";
 import { renderForm, shownValue } from "../resource-view.ts";
@@ -212,13 +213,18 @@ interface CheckoutField {
   value: string;
   options?: ReadonlyArray<readonly [string, string]>;
   step?: string;
+  /** The search of a long select (web/choices.ts). */
+  search?: string;
 }
 
-/** The first page of a select list the API serves (users, or assets ready to deploy), as options. */
+/** A select list the API serves (users, or assets ready to deploy) as options, and its search if long. */
 async function choices(context: WebContext, caller: Caller, list: "users" | "hardware") {
-  const query = list === "hardware" ? { assetStatusType: "RTD" } : {};
-  const page = await selectlist(context.database, caller, SELECTLISTS[list], { search: "", page: 1, query });
-  return page.results.map((item): [string, string] => [String(item.id), item.text]);
+  const query: Record<string, string> = list === "hardware" ? { assetStatusType: "RTD" } : {};
+  const items = await choicesOf(context.database, caller, list, query);
+  const options = items.map((item): [string, string] => [String(item.id), item.text]);
+  const params = new URLSearchParams(query).toString();
+  const search = isLong(options.length) ? `/choices/${list}${params ? `?${params}` : ""}` : undefined;
+  return { options, search };
 }
 
 const NOTE = (value: string): CheckoutField => ({
@@ -256,7 +262,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_user"),
-        options: await choices(context, caller, "users"),
+        ...(await choices(context, caller, "users")),
       },
       NOTE(sent("note")),
     ],
@@ -277,7 +283,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_to"),
-        options: await choices(context, caller, "users"),
+        ...(await choices(context, caller, "users")),
       },
       NOTE(sent("note")),
     ],
@@ -297,7 +303,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_to"),
-        options: await choices(context, caller, "hardware"),
+        ...(await choices(context, caller, "hardware")),
       },
       {
         name: "assigned_qty",
@@ -335,7 +341,7 @@ const seatFields = async (context: WebContext, caller: Caller, sent: (name: stri
     kind: "select" as const,
     required: false,
     value: sent("assigned_to"),
-    options: await choices(context, caller, "users"),
+    ...(await choices(context, caller, "users")),
   },
   {
     name: "asset_id",
@@ -343,7 +349,7 @@ const seatFields = async (context: WebContext, caller: Caller, sent: (name: stri
     kind: "select" as const,
     required: false,
     value: sent("asset_id"),
-    options: await choices(context, caller, "hardware"),
+    ...(await choices(context, caller, "hardware")),
   },
   { ...NOTE(sent("notes")), name: "notes" },
 ];

@@ -15,8 +15,9 @@ import {
   restoreResource,
   updateResource,
 } from "../../services/resource.ts";
-import { categorySource, locationSelectlist, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
+import { SELECTLISTS } from "../../services/selectlists.ts";
 import { hasRule } from "../../services/validation.ts";
+import { type ChoiceList, choicesOf, isLong } from "../choices.ts";
 import {
   field,
   guard,
@@ -148,6 +149,14 @@ const SELECTLIST_OF_TABLE: Readonly<Record<string, string>> = {
   assets: "hardware",
 };
 
+/** The select list (web/choices.ts) a select of ids of this table offers, if the API serves one. */
+function listOf(page: ResourcePage, table: string): ChoiceList | undefined {
+  if (table === "locations") return "locations";
+  if (table === "categories") return page.categoryType ? `categories/${page.categoryType}` : undefined;
+  const list = SELECTLIST_OF_TABLE[table] ?? table;
+  return Object.hasOwn(SELECTLISTS, list) ? list : undefined;
+}
+
 /** The names a select offers, by the table its ids name: the select lists the API serves to pages. */
 async function optionsOf(
   context: WebContext,
@@ -156,20 +165,19 @@ async function optionsOf(
   table: string,
 ): Promise<Array<[string, string]>> {
   const { database } = context;
-  const request = { search: "", page: 1, query: {} };
-  const listed = (items: { id: number; text: string }[]) =>
-    items.map((item): [string, string] => [String(item.id), item.text]);
-  if (table === "locations") return listed((await locationSelectlist(database, caller, request)).results);
-  if (table === "categories" && page.categoryType)
-    return listed((await selectlist(database, caller, categorySource(page.categoryType), request)).results);
+  const list = listOf(page, table);
+  if (list)
+    return (await choicesOf(database, caller, list)).map((item): [string, string] => [
+      String(item.id),
+      item.text,
+    ]);
   if (table === "custom_fieldsets")
     return (await listFieldsets(database.db)).map((row) => [String(row.id), String(row.name)]);
   if (table === "depreciations") {
     const list = await listResource(database, depreciations, caller, { sort: "name", order: "asc" });
     return list.rows.map((row) => [String(row.id), unescaped(String(row.name))]);
   }
-  const source = SELECTLISTS[SELECTLIST_OF_TABLE[table] ?? table];
-  return source ? listed((await selectlist(database, caller, source, request)).results) : [];
+  return [];
 }
 
 /** What a form template shows: each field with its value, its options and its messages. */
@@ -192,9 +200,13 @@ async function formView(
             ? (date(raw as string | Date)?.date ?? "")
             : String(raw);
       let options: ReadonlyArray<readonly [string, string]> | undefined;
+      let search: string | undefined;
       if (form.choices) options = form.choices;
       else if (form.table) {
         options = await optionsOf(context, caller, page, form.table);
+        const list = listOf(page, form.table);
+        // A long list gets a search beside it, for the entries past its first pages.
+        if (list && isLong(options.length)) search = `/choices/${list}`;
         // The stored choice stays offered when the list's first page leaves it out.
         if (value !== "" && !options.some(([id]) => id === value)) {
           const relation = Object.entries(page.definition.relations).find(
@@ -205,7 +217,7 @@ async function formView(
         }
       }
       const checked = form.kind === "checkbox" && (raw === true || raw === 1 || raw === "1");
-      return { ...form, value, options, checked };
+      return { ...form, value, options, checked, search };
     }),
   );
 }
