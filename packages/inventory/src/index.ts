@@ -58,15 +58,16 @@ export function createApp(
       registerHealth(app, database);
       const fullMultipleCompaniesSupport = options.fullMultipleCompaniesSupport ?? false;
       const web = await registerWebSupport(app, database, options.sessionLimits ?? DEFAULT_SESSION_LIMITS);
+      const storage = storageUnder(config.dataDir);
       await registerApiV1(app, database, {
         throttlePerMinute: options.apiThrottlePerMinute ?? 120,
         fullMultipleCompaniesSupport,
-        storage: storageUnder(config.dataDir),
+        storage,
         web,
       });
       await registerPages(app, database, {
         web,
-        storage: storageUnder(config.dataDir),
+        storage,
         loginLimits: options.loginLimits ?? DEFAULT_LOGIN_LIMITS,
         fullMultipleCompaniesSupport,
       });

@@ -194,6 +194,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     const allowedMethods = METHODS.filter(
       (method) => method !== request.method && app.findRoute({ method, url: path }) !== null,
     );
+    const page = unknownPathPages.get(app);
+    if (page && allowedMethods.length === 0 && wantsPage(request, path)) return page(request, reply);
     return answer(reply, request, { kind: "route-not-found", method: request.method, path, allowedMethods });
   });
 
@@ -213,6 +215,27 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
  * unanswered. Neither API tunnels, so CONNECT is routed like any method no route knows (404 or
  * 405 in the API's shape), and the connection closes once that answer is out.
  */
+/** What answers a browser that asked for a path no route has, where a service has web pages. */
+export type UnknownPathPage = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+const unknownPathPages = new WeakMap<object, UnknownPathPage>();
+
+/**
+ * Lets a service's web pages answer a browser's GET of a path no route has (outside /api, asking
+ * for HTML) with a page of their own; API clients still get the API's not-found answer.
+ */
+export function setUnknownPathPage(app: HttpServer, page: UnknownPathPage): void {
+  unknownPathPages.set(app, page);
+}
+
+function wantsPage(request: FastifyRequest, path: string): boolean {
+  return (
+    (request.method === "GET" || request.method === "HEAD") &&
+    !/^\/api(?:\/|$)/.test(path) &&
+    String(request.headers.accept ?? "").includes("text/html")
+  );
+}
+
 function answerConnect(app: HttpServer, request: IncomingMessage, socket: Duplex): void {
   // Node took its own listeners off the socket when it handed it over: a client that resets the
   // connection must not become an uncaught error.

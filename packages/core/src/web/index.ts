@@ -1,4 +1,5 @@
 export {
+  answerUnknownPaths,
   type Flash,
   type FlashKind,
   pageScope,

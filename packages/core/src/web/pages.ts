@@ -8,7 +8,7 @@ import view from "@fastify/view";
 import { Eta } from "eta";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AnyKysely } from "../db/database.ts";
-import type { HttpServer } from "../http/server.ts";
+import { type HttpServer, setUnknownPathPage } from "../http/server.ts";
 import {
   closeSession,
   closeUserSessions,
@@ -226,11 +226,7 @@ export async function registerWebPages(app: HttpServer, options: WebPagesOptions
  */
 export function pageScope(scope: HttpServer, pages: WebPages, cookiePrefix: string): void {
   const csrfCookie = `${cookiePrefix}_csrf`;
-  scope.addHook("onRequest", async (request) => {
-    if (await pages.session(request)) return;
-    const secret = request.cookies[csrfCookie];
-    request.session = secret ? { _csrf: secret } : {};
-  });
+  scope.addHook("onRequest", (request) => loadCsrfSecret(request, pages, csrfCookie));
   scope.addHook("preHandler", (request, reply, done) => {
     if (READS.has(request.method)) return done();
     request.server.csrfProtection(request, reply, done);
@@ -248,5 +244,29 @@ export function pageScope(scope: HttpServer, pages: WebPages, cookiePrefix: stri
         secure: overTls(request),
       });
     }
+  });
+}
+
+/** The request's CSRF secret: the signed-in session's, or a signed-out visitor's from its cookie. */
+async function loadCsrfSecret(request: FastifyRequest, pages: WebPages, csrfCookie: string): Promise<void> {
+  if (await pages.session(request)) return;
+  const secret = request.cookies[csrfCookie];
+  request.session = secret ? { _csrf: secret } : {};
+}
+
+/**
+ * A page for browsers that ask for a path no route has (core's setUnknownPathPage), rendered as
+ * the scope's pages are: with the session, and under the pages' headers.
+ */
+export function answerUnknownPaths(
+  app: HttpServer,
+  pages: WebPages,
+  cookiePrefix: string,
+  page: (request: FastifyRequest, reply: FastifyReply) => unknown,
+): void {
+  setUnknownPathPage(app, async (request, reply) => {
+    await loadCsrfSecret(request, pages, `${cookiePrefix}_csrf`);
+    reply.headers(PAGE_HEADERS);
+    return page(request, reply);
   });
 }

@@ -613,6 +613,14 @@ export function dueFilter(
   };
 }
 
+/**
+ * Only the assets checked out (to a user, a location or an asset), or only those that are not:
+ * the asset list page's filter, which Snipe-IT's `status` words (RTD, Deployed…) mix with labels.
+ */
+export function assignedFilter(assigned: boolean): (select: AnySelect) => AnySelect {
+  return (select) => select.where("assets.assigned_to", assigned ? "is not" : "is", null);
+}
+
 /** One asset by id, deleted or not, if the caller may see it. */
 export async function findAsset(
   db: AnyKysely,

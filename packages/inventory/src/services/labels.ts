@@ -260,6 +260,11 @@ function drawLabel(drawing: Drawing, template: LabelTemplate, asset: LabelAsset,
   }
 }
 
+/** The labels of `assets` on the template the settings choose (POST /hardware/labels, the asset page). */
+export function labelsPdf(settings: SettingsRow, assets: readonly LabelAsset[]): Promise<Uint8Array> {
+  return renderLabels(findTemplate(settings.label2_template) ?? LABEL_TEMPLATES[0], settings, assets);
+}
+
 /** The labels of `assets`, in order, on as many pages of the template as they take. */
 export async function renderLabels(
   template: LabelTemplate,

@@ -113,6 +113,14 @@ export function field(request: FastifyRequest, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
+/** A posted form's fields but its CSRF token, for a service as the API hands it a body (a name sent several times is a list). */
+export function formOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  if (typeof body !== "object" || body === null) return {};
+  const { _csrf: _token, ...fields } = body as Record<string, unknown>;
+  return fields;
+}
+
 /** Whether a checkbox of a posted form was ticked. */
 export function ticked(request: FastifyRequest, name: string): boolean {
   const value = field(request, name);

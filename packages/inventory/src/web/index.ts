@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import {
+  answerUnknownPaths,
   DomainError,
   type HttpServer,
   httpStatusOf,
@@ -11,6 +12,7 @@ import {
   type WebPages,
 } from "@anvil/core";
 import type { FastifyError } from "fastify";
+import { sessionCallerOf } from "../routes/v1/context.ts";
 import type { InventoryDatabase } from "../services/database.ts";
 import type { Storage } from "../services/storage.ts";
 import { registerChoicePages } from "./choices.ts";
@@ -18,6 +20,10 @@ import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerFieldPages } from "./routes/fields.ts";
+import { registerHardwareList } from "./routes/hardware.ts";
+import { registerHardwareBulk } from "./routes/hardware-bulk.ts";
+import { registerHardwareForm } from "./routes/hardware-form.ts";
+import { registerHardwareItem } from "./routes/hardware-item.ts";
 import { registerHome } from "./routes/home.ts";
 import { registerImports } from "./routes/import.ts";
 import { registerReports } from "./routes/reports.ts";
@@ -45,6 +51,7 @@ const ASSETS = {
 };
 
 const CSRF_ERRORS = new Set(["FST_CSRF_INVALID_TOKEN", "FST_CSRF_MISSING_SECRET"]);
+const PAGE_NOT_FOUND = "The page you asked for does not exist.";
 const FORM_EXPIRED = "The form has expired. Please go back, reload the page and try again.";
 
 /** Sessions, views and static files; before the API, whose requests a session may authorize. */
@@ -64,7 +71,7 @@ export function registerWebSupport(
 
 export interface PagesOptions {
   web: WebPages;
-  /** Where uploads are staged and imports kept (the API's). */
+  /** Where uploads are staged, imports and files kept (the API's). */
   storage: Storage;
   loginLimits: LoginLimits;
   fullMultipleCompaniesSupport: boolean;
@@ -108,6 +115,11 @@ export async function registerPages(
       }
       return render(context, request, reply, "error", { title: `Error ${status}`, message }, status);
     });
+    // A mistyped address in the browser is a page too, not the API's JSON.
+    answerUnknownPaths(app, options.web, COOKIE_PREFIX, async (request, reply) => {
+      request.actor = await sessionCallerOf(context, request);
+      return render(context, request, reply, "error", { title: "Error 404", message: PAGE_NOT_FOUND }, 404);
+    });
     registerHome(context);
     registerSetup(context);
     registerSession(context);
@@ -118,6 +130,10 @@ export async function registerPages(
     registerResourcePages(context);
     registerResourceSections(context);
     registerFieldPages(context);
+    registerHardwareList(context);
+    registerHardwareBulk(context);
+    registerHardwareForm(context);
+    registerHardwareItem(context);
     registerChoicePages(context);
   });
 }

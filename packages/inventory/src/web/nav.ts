@@ -15,6 +15,7 @@ export interface NavLink {
 
 export const NAV: readonly NavLink[] = [
   { label: "Dashboard", href: "/" },
+  { label: "Assets", href: "/hardware", shownTo: { permission: "assets.view" } },
   { label: "Maintenances", href: "/maintenances", shownTo: { permission: "assets.view" } },
   { label: "Predefined Kits", href: "/kits", shownTo: { permission: "kits.view" } },
   { label: "Licenses", href: "/licenses", shownTo: { permission: "licenses.view" } },

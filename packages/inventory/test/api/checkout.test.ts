@@ -210,6 +210,21 @@ forEachInventory("inventory API: asset check-out and check-in", (inventory) => {
     assert.equal(strict.status, 409);
   });
 
+  test("a null status_id (a form's empty choice) keeps the asset's label, rather than failing", async () => {
+    const id = await createAsset(inventory, f, "CO-NULL-LABEL");
+    const out = await call<Envelope>("POST", `/hardware/${id}/checkout`, {
+      checkout_to_type: "user",
+      assigned_user: f.userId,
+      status_id: null,
+    });
+    assert.equal(out.status, 200);
+    assert.equal(out.body.status, "success", JSON.stringify(out.body));
+    type Held = { assigned_to: { id: number }; status_label: { id: number } };
+    const after = (await call<Held>("GET", `/hardware/${id}`)).body;
+    assert.equal(after.assigned_to.id, f.userId);
+    assert.equal(after.status_label.id, f.deployable);
+  });
+
   test("by tag: check-out and check-in with tags containing /, and checkinbytag", async () => {
     const id = await createAsset(inventory, f, "CO/TAG/1");
     const out = await call("POST", "/hardware/bytag/CO/TAG/1/checkout", {

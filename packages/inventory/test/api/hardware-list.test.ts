@@ -271,7 +271,11 @@ forEachInventory("inventory API: hardware list pages and search", (inventory) =>
       category_id: await created("/categories", { name: "SharedStartCategory", category_type: "asset" }),
     });
     // Same serial (null first either way), names in opposite orders to the tags.
-    for (const [tag, name] of [["SS-1", "c"], ["SS-2", "b"], ["SS-3", "a"]])
+    for (const [tag, name] of [
+      ["SS-1", "c"],
+      ["SS-2", "b"],
+      ["SS-3", "a"],
+    ])
       await createAsset(inventory, f, tag, { model_id: model, name });
     const path = (sort: string) => `/hardware?model_id=${model}&sort=${sort}&order=asc&limit=2`;
     const bySerial = await call<List<Row>>("GET", path("serial"));

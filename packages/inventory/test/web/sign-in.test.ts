@@ -220,6 +220,24 @@ forEachInventory(
       assert.equal(new URL(again.url()).pathname, "/");
     });
 
+    test("a browser asking for an unknown address gets a page; API clients still get the API's answer", async () => {
+      const page = await browser.current.newPage();
+      await signIn(page, inventory.url, "admin", "adminpassword");
+      const answer = await page.goto(`${inventory.url}/no-such-page`);
+      assert.equal(answer?.status(), 404);
+      assert.equal(await page.getByRole("heading", { level: 1 }).textContent(), "Error 404");
+      assert.ok(await page.getByRole("button", { name: "Logout" }).isVisible(), "in the signed-in layout");
+      assert.match(answer?.headers()["content-security-policy"] ?? "", /default-src 'self'/);
+      await assertAccessible(page);
+
+      const json = await fetch(`${inventory.url}/no-such-page`, { headers: { accept: "application/json" } });
+      assert.equal(json.status, 404);
+      assert.equal(((await json.json()) as { status: string }).status, "error");
+      const api = await fetch(`${inventory.url}/api/v1/no-such-route`, { headers: { accept: "text/html" } });
+      assert.equal(api.status, 404);
+      assert.equal(((await api.json()) as { status: string }).status, "error", "the API answers as the API");
+    });
+
     test("the session cookie reads the API; a write needs the session's CSRF token too", async () => {
       const page = await browser.current.newPage();
       await signIn(page, inventory.url, "admin", "adminpassword");

@@ -1,5 +1,5 @@
 import { type AnyKysely, Conflict, DomainError, Invalid, NotFound } from "@anvil/core";
-import type { FastifyReply } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { mapInventoryError } from "../../errors.ts";
 import type { Row } from "../../repositories/records.ts";
@@ -16,6 +16,7 @@ import {
   restoreRefusal,
 } from "../../services/assets.ts";
 import { type BulkOutcome, inOneTransaction } from "../../services/bulk.ts";
+import type { InventoryDatabase } from "../../services/database.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { duplicateAsInvalid, updateWithin, type WriteContext } from "../../services/resource.ts";
 import { attributeName, validate } from "../../services/validation.ts";
@@ -239,6 +240,71 @@ interface ItemAnswer {
   httpStatus: number;
 }
 
+/** The answer of a bulk action (the API's body), and the HTTP status its route gives. */
+export interface BulkAnswer {
+  httpStatus: number;
+  body: { status: string; messages: string; payload: { results: Record<string, unknown>[] } };
+}
+
+/** The bulk actions by name, each with the permission its route checks first. */
+export const BULK_PERMISSIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(ACTIONS).map(([name, action]) => [name, action.permission]),
+);
+
+/**
+ * One bulk action of the caller's on the assets `body` names, as POST /hardware/bulk/{name} does
+ * it: the API route and the asset list's page both come here. The caller's permission for the
+ * action is checked by the caller's route before the body is read.
+ */
+export async function bulkWrite(
+  database: InventoryDatabase,
+  request: FastifyRequest,
+  caller: Caller,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<BulkAnswer> {
+  const action = ACTIONS[name];
+  if (!action) throw new NotFound(`No bulk action ${name}.`);
+  const db = database.db as AnyKysely;
+  const { refs, partial, fields } = await bulkRequest(db, body);
+  const write = await action.prepare(db, fields);
+  const failure = (ref: AssetRef, asset: Row | undefined, error: unknown): BulkOutcome<ItemAnswer> => {
+    if (!(error instanceof DomainError)) throw error;
+    const mapped = mapInventoryError({ kind: "domain", error }, { request, rootUrl: request.rootUrl });
+    return { answer: itemAnswer(ref, asset, mapped.body as Envelope, mapped.status), failed: true };
+  };
+  const assetsOf = await named(db, refs, action, caller);
+  const result = await inOneTransaction(
+    database,
+    caller,
+    originOf(request),
+    refs,
+    { partial },
+    {
+      run: async (inside, ref) => {
+        const { asset, refusal } = assetsOf.get(ref) ?? {};
+        if (refusal) throw refusal;
+        const envelope = await write(inside, asset ? Number(asset.id) : (ref as { id: number }).id);
+        return { answer: itemAnswer(ref, asset, envelope, 200), failed: envelope.status !== "success" };
+      },
+      settle: (error, ref) => {
+        const asset = assetsOf.get(ref)?.asset;
+        if (!action.recover) return failure(ref, asset, error);
+        try {
+          const envelope = action.recover(error);
+          return {
+            answer: itemAnswer(ref, asset, envelope, 200),
+            failed: envelope.status !== "success",
+          };
+        } catch (recovered) {
+          return failure(ref, asset, recovered);
+        }
+      },
+    },
+  );
+  return answer(action, refs.length, result);
+}
+
 export function registerHardwareBulk(context: ApiContext): void {
   const { app, database } = context;
   const schema = {
@@ -258,44 +324,8 @@ export function registerHardwareBulk(context: ApiContext): void {
       { schema, config: permitted(action.permission) },
       async (request, reply) => {
         const caller = authorized(request, action.permission);
-        const db = database.db as AnyKysely;
-        const { refs, partial, fields } = await bulkRequest(db, bodyOf(request));
-        const write = await action.prepare(db, fields);
-        const failure = (ref: AssetRef, asset: Row | undefined, error: unknown): BulkOutcome<ItemAnswer> => {
-          if (!(error instanceof DomainError)) throw error;
-          const mapped = mapInventoryError({ kind: "domain", error }, { request, rootUrl: request.rootUrl });
-          return { answer: itemAnswer(ref, asset, mapped.body as Envelope, mapped.status), failed: true };
-        };
-        const assetsOf = await named(db, refs, action, caller);
-        const result = await inOneTransaction(
-          database,
-          caller,
-          originOf(request),
-          refs,
-          { partial },
-          {
-            run: async (inside, ref) => {
-              const { asset, refusal } = assetsOf.get(ref) ?? {};
-              if (refusal) throw refusal;
-              const envelope = await write(inside, asset ? Number(asset.id) : (ref as { id: number }).id);
-              return { answer: itemAnswer(ref, asset, envelope, 200), failed: envelope.status !== "success" };
-            },
-            settle: (error, ref) => {
-              const asset = assetsOf.get(ref)?.asset;
-              if (!action.recover) return failure(ref, asset, error);
-              try {
-                const envelope = action.recover(error);
-                return {
-                  answer: itemAnswer(ref, asset, envelope, 200),
-                  failed: envelope.status !== "success",
-                };
-              } catch (recovered) {
-                return failure(ref, asset, recovered);
-              }
-            },
-          },
-        );
-        return answer(reply, action, refs.length, result);
+        const { httpStatus, body } = await bulkWrite(database, request, caller, name, bodyOf(request));
+        return reply.status(httpStatus).send(body);
       },
     );
 }
@@ -321,11 +351,10 @@ function itemAnswer(
  * was kept, and 200 when anything was.
  */
 function answer(
-  reply: FastifyReply,
   action: BulkAction,
   total: number,
   result: { outcomes: BulkOutcome<ItemAnswer>[]; committed: boolean },
-) {
+): BulkAnswer {
   const failed = result.outcomes.filter((outcome) => outcome.failed);
   const held = result.committed ? total - failed.length : 0;
   const shown = result.committed ? result.outcomes : failed;
@@ -335,10 +364,15 @@ function answer(
     ...item.envelope,
   }));
   if (failed.length === 0)
-    return { status: "success", messages: `${total} assets ${action.done}.`, payload: { results } };
-  if (held === 0) reply.status(failed[0].answer.httpStatus);
+    return {
+      httpStatus: 200,
+      body: { status: "success", messages: `${total} assets ${action.done}.`, payload: { results } },
+    };
   const messages = result.committed
     ? `${held} of ${total} assets ${action.done}; ${failed.length} failed.`
     : `Nothing was changed: ${failed.length} of ${total} assets could not be ${action.done}.`;
-  return { status: "error", messages, payload: { results } };
+  return {
+    httpStatus: held === 0 ? failed[0].answer.httpStatus : 200,
+    body: { status: "error", messages, payload: { results } },
+  };
 }

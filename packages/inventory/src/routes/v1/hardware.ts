@@ -126,7 +126,8 @@ export async function checkoutRequest(
       note: values.note as string | null | undefined,
       checkoutAt: typeof values.checkout_at === "string" ? utcInstant(values.checkout_at) : undefined,
       expectedCheckin: toDay(values.expected_checkin),
-      statusId: values.status_id as number | undefined,
+      // A null label (a form's empty choice) keeps the asset's own, as no label does.
+      statusId: (values.status_id as number | null | undefined) ?? undefined,
       name: values.name as string | null | undefined,
     },
   };

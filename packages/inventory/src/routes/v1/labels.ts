@@ -7,9 +7,9 @@ import {
   LABEL_NOT_FOUND,
   LABEL_TEMPLATES,
   labelAssets,
+  labelsPdf,
   MAX_LABELS,
   presentTemplate,
-  renderLabels,
 } from "../../services/labels.ts";
 import { listParams } from "../../services/listing.ts";
 import { type ApiContext, authorized, permitted, sendList, success } from "./context.ts";
@@ -80,8 +80,7 @@ export function registerLabels({ app, database }: ApiContext): void {
       const assets = await labelAssets(db, caller, wanted);
       if (assets.length === 0) return refuse(reply, 404, ASSET_NOT_FOUND);
       const settings = await readSettings(database.db);
-      const template = findTemplate(settings.label2_template) ?? LABEL_TEMPLATES[0];
-      const pdf = await renderLabels(template, settings, assets);
+      const pdf = await labelsPdf(settings, assets);
       return success(GENERATED, { pdf: Buffer.from(pdf).toString("base64") });
     },
   );
