@@ -55,9 +55,18 @@ export async function choicesOf(
   return items;
 }
 
-/** Whether a drop-down of this many entries gets a search beside it: a page of its list or more. */
-export function isLong(entries: number): boolean {
-  return entries >= PER_PAGE;
+/**
+ * Where a drop-down's search asks (GET /choices/{list}, with the list's filters), for a long one:
+ * a page of its list or more. A shorter list is offered whole, and gets none.
+ */
+export function searchOf(
+  list: ChoiceList,
+  items: readonly unknown[],
+  query: Record<string, string> = {},
+): string | undefined {
+  if (items.length < PER_PAGE) return undefined;
+  const params = new URLSearchParams(query).toString();
+  return `/choices/${list}${params === "" ? "" : `?${params}`}`;
 }
 
 /** One query parameter as a string; "" when absent or not a string. */

@@ -20,6 +20,8 @@ async function line(page: Page, title: string): Promise<string | null> {
 forEachInventory("inventory web: the forms' own sections", (inventory) => {
   const browser = useBrowser();
   let admin: Page;
+  /** The model the first test makes, for the asset the drop-downs' test checks out. */
+  let modelId = 0;
 
   before(async () => {
     admin = await browser.current.newPage();
@@ -39,12 +41,18 @@ forEachInventory("inventory web: the forms' own sections", (inventory) => {
     await submit(admin, "Save");
     assert.equal(await admin.getByRole("status").textContent(), "Model created successfully.");
     assert.equal(await line(admin, "Fieldset"), "Laptop fields");
+    modelId = Number(new URL(admin.url()).pathname.split("/").pop());
     await Promise.all([
       admin.waitForNavigation(),
       admin.getByRole("link", { name: "Laptop fields" }).click(),
     ]);
     assert.equal(await admin.getByRole("link", { name: "ThinkPad T14" }).count(), 1);
     assert.match((await admin.locator("main").textContent()) ?? "", /RAM/);
+    // The asset form asks for the fieldset's fields once the model is chosen.
+    await admin.goto(`${inventory.url}/hardware/create`);
+    assert.equal(await admin.getByLabel("RAM").count(), 0);
+    await admin.getByLabel("Model", { exact: true }).selectOption(String(modelId));
+    await admin.getByLabel("RAM").waitFor();
   });
 
   test("a group's permission granted on its form shows its member the matching page", async () => {
@@ -218,6 +226,20 @@ forEachInventory("inventory web: the forms' own sections", (inventory) => {
     await submit(admin, "Save");
     assert.equal(await admin.getByRole("status").textContent(), "Department created successfully.");
     assert.match((await line(admin, "Manager")) ?? "", /Sought/);
+
+    // The asset checkout form's drop-down of users is searched the same way.
+    const status = await made(inventory, "/statuslabels", { name: "Ready", type: "deployable" });
+    const asset = await made(inventory, "/hardware", {
+      asset_tag: "F-1",
+      model_id: modelId,
+      status_id: status,
+    });
+    await admin.goto(`${inventory.url}/hardware/${asset}/checkout`);
+    const user = admin.getByLabel("Select a User", { exact: true });
+    assert.equal(await user.locator("option", { hasText: "Zygmunt" }).count(), 0);
+    await admin.getByLabel("Search Select a User").fill("Zygm");
+    await user.locator("option", { hasText: "Zygmunt" }).waitFor({ state: "attached" });
+    await assertAccessible(admin, "asset checkout with a long list");
 
     // The choices route answers as the API's select lists: not to someone who picks nothing.
     const page = await browser.current.newPage();

@@ -16,7 +16,7 @@ import { type Caller, can, PERMISSION_SECTIONS } from "../../services/permission
 import { findResource, listResource, presentRows } from "../../services/resource.ts";
 import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
 import { locationTree } from "../../services/selectlists.ts";
-import { choicesOf, isLong } from "../choices.ts";
+import { choicesOf, searchOf } from "../choices.ts";
 import { field, guard, invalidFields, pageCaller, redirectWith, type WebContext } from "../context.ts";
 import { PAGE_OF_PATH } from "../resource-pages.ts";
 import { renderForm, shownValue } from "../resource-view.ts";
@@ -222,9 +222,7 @@ async function choices(context: WebContext, caller: Caller, list: "users" | "har
   const query: Record<string, string> = list === "hardware" ? { assetStatusType: "RTD" } : {};
   const items = await choicesOf(context.database, caller, list, query);
   const options = items.map((item): [string, string] => [String(item.id), item.text]);
-  const params = new URLSearchParams(query).toString();
-  const search = isLong(options.length) ? `/choices/${list}${params ? `?${params}` : ""}` : undefined;
-  return { options, search };
+  return { options, search: searchOf(list, options, query) };
 }
 
 const NOTE = (value: string): CheckoutField => ({

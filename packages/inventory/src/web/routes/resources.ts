@@ -17,7 +17,7 @@ import {
 } from "../../services/resource.ts";
 import { SELECTLISTS } from "../../services/selectlists.ts";
 import { hasRule } from "../../services/validation.ts";
-import { type ChoiceList, choicesOf, isLong } from "../choices.ts";
+import { type ChoiceList, choicesOf, searchOf } from "../choices.ts";
 import {
   field,
   guard,
@@ -206,7 +206,7 @@ async function formView(
         options = await optionsOf(context, caller, page, form.table);
         const list = listOf(page, form.table);
         // A long list gets a search beside it, for the entries past its first pages.
-        if (list && isLong(options.length)) search = `/choices/${list}`;
+        if (list) search = searchOf(list, options);
         // The stored choice stays offered when the list's first page leaves it out.
         if (value !== "" && !options.some(([id]) => id === value)) {
           const relation = Object.entries(page.definition.relations).find(
