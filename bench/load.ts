@@ -257,7 +257,9 @@ export async function checkTarget(
   for (let i = 0; i < target.paths.length; i += step) {
     const response = await fetch(`${target.base}${target.paths[i]}`, { headers });
     const text = await response.text();
-    if (response.status !== 200 || !check(JSON.parse(text), target.paths[i]))
+    // Web pages are checked as their HTML; API answers as their JSON.
+    const json = response.headers.get("content-type")?.includes("json") ?? false;
+    if (response.status !== 200 || !check(json ? JSON.parse(text) : text, target.paths[i]))
       throw new Error(`${target.paths[i]} answers ${response.status} ${text.slice(0, 300)}`);
   }
 }

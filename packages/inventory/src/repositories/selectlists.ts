@@ -1,4 +1,4 @@
-import { type AnyKysely, containsText, countRows, type DialectName } from "@anvil/core";
+import { type AnyKysely, containsText, type DialectName, keptCount, keptRows } from "@anvil/core";
 import { type Expression, type SqlBool, sql } from "kysely";
 import type { AnySelect, Row } from "./records.ts";
 
@@ -41,9 +41,14 @@ export async function selectlistRows(
   const { table } = read;
   let select: AnySelect = db.selectFrom(table).selectAll(table).where(`${table}.deleted_at`, "is", null);
   select = read.refine(searched(dialect, table, read.search, read.term)(select));
-  const total = await countRows(db, select);
+  // Kept until a write (core's keptRows), as the lists are: a page's filters and forms show several
+  // of these lists, up to ten pages each, and asked them all again for every page view.
+  const total = await keptCount(db, select);
   for (const [column, direction] of read.order) select = select.orderBy(`${table}.${column}`, direction);
-  const rows = (await select.orderBy(`${table}.id`).limit(read.limit).offset(read.offset).execute()) as Row[];
+  const rows = (await keptRows(
+    db,
+    select.orderBy(`${table}.id`).limit(read.limit).offset(read.offset),
+  )) as Row[];
   return { total, rows };
 }
 
@@ -55,7 +60,7 @@ export async function locationsByName(db: AnyKysely, dialect: DialectName, term:
     ["name"],
     term,
   )(db.selectFrom("locations").selectAll().where("deleted_at", "is", null));
-  return (await select.orderBy("name").orderBy("id").execute()) as Row[];
+  return (await keptRows(db, select.orderBy("name").orderBy("id"))) as Row[];
 }
 
 /** Labels with each of these flags (`deployable`, `pending`, `archived`) set. */

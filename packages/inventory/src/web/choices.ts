@@ -11,7 +11,7 @@ import {
   type SelectSource,
   selectlist,
 } from "../services/selectlists.ts";
-import { guard, pageCaller, type WebContext } from "./context.ts";
+import { guard, pageCaller, renderPart, type WebContext } from "./context.ts";
 
 // The choices of every page's drop-downs (issue 20), from the select lists the API serves its web
 // UI (GET /api/v1/{list}/selectlist), so a page offers what the API would. Without JavaScript a
@@ -91,8 +91,9 @@ export function registerChoicePages(context: WebContext): void {
     const selected = field === "" ? "" : textOf(query, field);
     const keep = textOf(query, "keep");
     const items = await choicesOf(database, caller, list, query, textOf(query, "search").trim());
-    return reply
-      .header("cache-control", "no-store")
-      .view("partials/choices", { items: items.filter((item) => String(item.id) !== keep), selected });
+    return renderPart(reply, "partials/choices", {
+      items: items.filter((item) => String(item.id) !== keep),
+      selected,
+    });
   });
 }

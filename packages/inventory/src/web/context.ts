@@ -1,5 +1,6 @@
 import { type HttpServer, Invalid, type LoginLimits } from "@anvil/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { unescaped } from "../convert/format.ts";
 import { type Identification, sessionCallerOf } from "../routes/v1/context.ts";
 import { type Caller, requirePermission, requireSuperuser } from "../services/permissions.ts";
 import type { Storage } from "../services/storage.ts";
@@ -53,6 +54,11 @@ export interface PageFrame {
   asset: (name: string) => string;
   /** A small file of ASSETS as a data: URL (no request of its own). */
   inline: (name: string) => string;
+  /**
+   * A value of an API object as the text that was typed (the API HTML-escapes some, as Snipe-IT's
+   * does), for `<%= %>` to escape once: no value is printed raw, whether the API escaped it or not.
+   */
+  text: (value: unknown) => string;
 }
 
 /**
@@ -86,6 +92,7 @@ export function render(
     flash: context.web.takeFlash(request, reply),
     asset: (name) => context.web.assetUrl(name),
     inline: (name) => context.web.inlineAssetUrl(name),
+    text: typedText,
   };
   return reply
     .code(status)
@@ -135,4 +142,24 @@ export function ticked(request: FastifyRequest, name: string): boolean {
 export function invalidFields(error: unknown): Record<string, string[]> {
   if (!(error instanceof Invalid)) throw error;
   return Object.keys(error.details).length > 0 ? error.details : { form: [error.message] };
+}
+
+function typedText(value: unknown): string {
+  return value === null || value === undefined ? "" : unescaped(String(value));
+}
+
+/** Whether htmx asks for a part of the page alone (a sort, a filter, a page): not a history restore, which needs it all. */
+export function wantsPart(request: FastifyRequest): boolean {
+  return request.headers["hx-request"] === "true" && request.headers["hx-history-restore-request"] !== "true";
+}
+
+/**
+ * Renders a part of a page (views/NAME.eta without the layout) for htmx to swap in; its template
+ * has `it.page.text` as a page's has.
+ */
+export function renderPart(reply: FastifyReply, template: string, data: Record<string, unknown>) {
+  return reply
+    .header("cache-control", "no-store")
+    .header("vary", "HX-Request")
+    .view(template, { ...data, page: { text: typedText } });
 }

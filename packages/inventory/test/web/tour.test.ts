@@ -19,7 +19,11 @@ forEachInventory("inventory web: every main page", (inventory) => {
 
   test("fixture", async () => {
     f = await assetFixture(inventory, "tour");
-    asset = await createAsset(inventory, f, "TOUR-1", { name: "Tour laptop" });
+    asset = await createAsset(inventory, f, "TOUR-1", { name: "Tour laptop", serial: "SN-4411" });
+    // A few more, as the README's screenshot of the list shows them.
+    await createAsset(inventory, f, "TOUR-2", { name: "Reception desk PC", assigned_user: f.userId });
+    await createAsset(inventory, f, "TOUR-3", { name: "Spare monitor", status_id: f.pending });
+    await createAsset(inventory, f, "TOUR-4", { name: "Broken dock", status_id: f.undeployable });
   });
 
   test("each page: few requests, no console error, no sideways scroll at 360 px, accessible", async () => {

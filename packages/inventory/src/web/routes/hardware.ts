@@ -8,7 +8,7 @@ import type { InventoryDatabase } from "../../services/database.ts";
 import { MAX_RESULTS } from "../../services/listing.ts";
 import { can } from "../../services/permissions.ts";
 import { choicesOf } from "../choices.ts";
-import { guard, pageCaller, render, type WebContext } from "../context.ts";
+import { guard, pageCaller, render, renderPart, type WebContext, wantsPart } from "../context.ts";
 import {
   ASSET_COLUMNS,
   type AssetColumn,
@@ -171,12 +171,8 @@ export function registerHardwareList(context: WebContext): void {
       },
     };
     // htmx asks for the list part alone (a sort, a filter, a page); a history restore wants it all.
-    if (request.headers["hx-request"] === "true" && request.headers["hx-history-restore-request"] !== "true")
-      return reply
-        .header("cache-control", "no-store")
-        .header("vary", "HX-Request")
-        .header("hx-push-url", listUrl(state))
-        .view("hardware/list", { ...data, oob: true });
+    if (wantsPart(request))
+      return renderPart(reply.header("hx-push-url", listUrl(state)), "hardware/list", { ...data, oob: true });
     const [statuses, models, categories, locations, companies] = await Promise.all([
       choicesOf(database, caller, "statuslabels"),
       choicesOf(database, caller, "models"),

@@ -19,7 +19,16 @@ import {
   UploadRefused,
 } from "../../services/imports.ts";
 import { hasAccess, UNAUTHORIZED_ACTION } from "../../services/permissions.ts";
-import { field, guard, pageCaller, redirectWith, render, ticked, type WebContext } from "../context.ts";
+import {
+  field,
+  guard,
+  pageCaller,
+  redirectWith,
+  render,
+  renderPart,
+  ticked,
+  type WebContext,
+} from "../context.ts";
 
 // The importer (Snipe-IT's /import): upload a CSV file, map its columns to fields, choose what it
 // imports and whether it updates what exists, then follow its progress while it runs (htmx polls
@@ -128,7 +137,7 @@ export async function registerImports(context: WebContext): Promise<void> {
     // The progress alone, for htmx to swap in while the import runs (polling stops once it ends).
     app.get("/import/:id/progress", importers, async (request, reply) => {
       const view = await importView(context, await theImport(request));
-      return reply.header("cache-control", "no-store").view("import/progress", { ...view, polled: true });
+      return renderPart(reply, "import/progress", { ...view, polled: true });
     });
 
     app.post("/import/:id/process", importers, async (request, reply) => {

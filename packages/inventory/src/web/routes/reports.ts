@@ -7,7 +7,15 @@ import { ITEM_TABLES } from "../../services/activity.ts";
 import { activityReport, activityReportEntries } from "../../services/activity-report.ts";
 import { can } from "../../services/permissions.ts";
 import { listResource } from "../../services/resource.ts";
-import { guard, invalidFields, pageCaller, render, type WebContext } from "../context.ts";
+import {
+  guard,
+  invalidFields,
+  pageCaller,
+  render,
+  renderPart,
+  type WebContext,
+  wantsPart,
+} from "../context.ts";
 
 // Reports: the activity report (Snipe-IT's /reports/activity) with the filters of the API's
 // GET /reports/activity, a page at a time, and its download as CSV, through the same service and
@@ -189,8 +197,7 @@ export function registerReports(context: WebContext): void {
       status = 422;
     }
     // htmx swaps the report in place, the form with its messages too (it swaps no 4xx answer).
-    if (request.headers["hx-request"] === "true")
-      return reply.header("cache-control", "no-store").view("reports/activity-body", view);
+    if (wantsPart(request)) return renderPart(reply, "reports/activity-body", view);
     return render(context, request, reply, "reports/activity", view, status);
   });
 

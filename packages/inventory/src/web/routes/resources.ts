@@ -25,8 +25,10 @@ import {
   pageCaller,
   redirectWith,
   render,
+  renderPart,
   ticked,
   type WebContext,
+  wantsPart,
 } from "../context.ts";
 import { FIELD_LABELS, RESOURCE_PAGES, type ResourcePage } from "../resource-pages.ts";
 import { accessTo, type Level, mayDo, renderForm, shownValue } from "../resource-view.ts";
@@ -290,11 +292,6 @@ function deletedFilter(definition: ResourceDefinition): readonly [string, string
   ).find(([name, value]) => trashed({ [name]: value }) === "only");
 }
 
-/** Whether htmx asks for the list's table alone (not a history restore, which needs the page). */
-function wantsFragment(request: FastifyRequest): boolean {
-  return request.headers["hx-request"] === "true" && request.headers["hx-history-restore-request"] !== "true";
-}
-
 function registerResource(context: WebContext, page: ResourcePage): void {
   const { app, database } = context;
   const { definition, url } = page;
@@ -361,8 +358,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
       tree: page.listSection ? await LIST_SECTIONS[page.listSection]?.(context, caller, query) : undefined,
     };
     reply.header("vary", "HX-Request");
-    if (wantsFragment(request))
-      return reply.header("cache-control", "no-store").view("resources/table", data);
+    if (wantsPart(request)) return renderPart(reply, "resources/table", data);
     return render(context, request, reply, "resources/list", { title: page.title, ...data });
   });
 
