@@ -190,3 +190,92 @@ export function readScopes(list: unknown): string[] {
 export function mayDelegate(caller: Holder, scopes: readonly string[]): boolean {
   return scopes.every((scope) => inScope(caller, scope));
 }
+
+/** One section of Snipe-IT's permission list (its config/permissions.php): a title and its permissions. */
+export interface PermissionSection {
+  section: string;
+  permissions: ReadonlyArray<{ name: string; label: string }>;
+}
+
+const crud = (family: string) =>
+  (["view", "create", "edit", "delete"] as const).map((level) => ({
+    name: `${family}.${level}`,
+    label: level.charAt(0).toUpperCase() + level.slice(1),
+  }));
+const more = (family: string, ...extra: ReadonlyArray<readonly [string, string]>) => [
+  ...crud(family),
+  ...extra.map(([level, label]) => ({ name: `${family}.${level}`, label })),
+];
+
+/** The permissions a group or a user may be granted, by section, in Snipe-IT's order and words. */
+export const PERMISSION_SECTIONS: readonly PermissionSection[] = [
+  { section: "Super User", permissions: [{ name: "superuser", label: "Super User" }] },
+  { section: "Admin", permissions: [{ name: "admin", label: "Admin" }] },
+  { section: "CSV Import", permissions: [{ name: "import", label: "CSV Import" }] },
+  { section: "Reports", permissions: [{ name: "reports.view", label: "View" }] },
+  {
+    section: "Assets",
+    permissions: more(
+      "assets",
+      ["checkout", "Checkout"],
+      ["checkin", "Checkin"],
+      ["audit", "Audit"],
+      ["view.requestable", "View Requestable Assets"],
+      ["view.encrypted_custom_fields", "View and Modify Encrypted Custom Fields"],
+      ["files", "Manage Files"],
+    ),
+  },
+  {
+    section: "Accessories",
+    permissions: more(
+      "accessories",
+      ["checkout", "Checkout"],
+      ["checkin", "Checkin"],
+      ["files", "Manage Files"],
+    ),
+  },
+  {
+    section: "Consumables",
+    permissions: more("consumables", ["checkout", "Checkout"], ["files", "Manage Files"]),
+  },
+  {
+    section: "Licenses",
+    permissions: more(
+      "licenses",
+      ["checkout", "Checkout"],
+      ["keys", "View and Modify License Keys"],
+      ["files", "Manage Files"],
+    ),
+  },
+  {
+    section: "Components",
+    permissions: more(
+      "components",
+      ["checkout", "Checkout"],
+      ["checkin", "Checkin"],
+      ["files", "Manage Files"],
+    ),
+  },
+  { section: "Predefined Kits", permissions: more("kits", ["checkout", "Checkout"]) },
+  { section: "Users", permissions: crud("users") },
+  { section: "Asset Models", permissions: crud("models") },
+  { section: "Categories", permissions: crud("categories") },
+  { section: "Departments", permissions: crud("departments") },
+  { section: "Status Labels", permissions: crud("statuslabels") },
+  { section: "Custom Fields", permissions: crud("customfields") },
+  { section: "Suppliers", permissions: crud("suppliers") },
+  { section: "Manufacturers", permissions: crud("manufacturers") },
+  { section: "Depreciations", permissions: crud("depreciations") },
+  { section: "Locations", permissions: crud("locations") },
+  { section: "Companies", permissions: crud("companies") },
+  {
+    section: "Self",
+    permissions: [
+      { name: "self.two_factor", label: "Two-Factor Authentication" },
+      { name: "self.api", label: "Create API Keys" },
+      { name: "self.edit_location", label: "Edit Location" },
+      { name: "self.checkout_assets", label: "Checkout Assets" },
+      { name: "self.view_purchase_cost", label: "View Purchase Cost" },
+    ],
+  },
+];

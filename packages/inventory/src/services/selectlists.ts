@@ -61,7 +61,7 @@ interface SelectQuery {
 }
 
 /** A list's source: its table, what the search looks in, its order and how an entry reads. */
-interface SelectSource {
+export interface SelectSource {
   table: string;
   search: readonly string[];
   order: ReadonlyArray<readonly [string, "asc" | "desc"]>;

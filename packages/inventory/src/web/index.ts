@@ -15,6 +15,7 @@ import type { FastifyError } from "fastify";
 import { sessionCallerOf } from "../routes/v1/context.ts";
 import type { InventoryDatabase } from "../services/database.ts";
 import type { Storage } from "../services/storage.ts";
+import { registerChoicePages } from "./choices.ts";
 import { render, type WebContext } from "./context.ts";
 import { registerAccount } from "./routes/account.ts";
 import { registerAdmin } from "./routes/admin.ts";
@@ -133,5 +134,6 @@ export async function registerPages(
     registerHardwareBulk(context);
     registerHardwareForm(context);
     registerHardwareItem(context);
+    registerChoicePages(context);
   });
 }

@@ -52,6 +52,8 @@ export interface ResourcePage {
   listSection?: string;
   /** The detail page's own section (views/resources/NAME.eta), for what differs. */
   detailSection?: string;
+  /** The form's own section (routes/form-sections.ts, views/resources/NAME.eta), for what differs. */
+  formSection?: string;
 }
 
 const NAME: PageColumn = { key: "name", title: "Name" };
@@ -93,6 +95,7 @@ export const RESOURCE_PAGES: readonly ResourcePage[] = [
       col("eol", "EOL"),
       col("min_amt", "Min. QTY"),
       col("requestable", "Requestable"),
+      col("fieldset", "Fieldset"),
       NOTES,
     ],
     categoryType: "asset",
@@ -263,6 +266,8 @@ export const RESOURCE_PAGES: readonly ResourcePage[] = [
     title: "Groups",
     singular: "Group",
     columns: [NAME, col("users_count", "Users"), NOTES, col("created_at", "Created At")],
+    formSection: "group-permissions",
+    detailSection: "group-members",
   },
   {
     definition: users,
@@ -286,6 +291,7 @@ export const RESOURCE_PAGES: readonly ResourcePage[] = [
       col("activated", "Login Enabled"),
     ],
     detailSection: "user-holdings",
+    formSection: "user-access",
     // A new user may sign in, as Snipe-IT's form starts.
     createDefaults: { activated: true },
   },
@@ -393,6 +399,7 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   manufacturer_id: "Manufacturer",
   supplier_id: "Supplier",
   depreciation_id: "Depreciation",
+  fieldset_id: "Fieldset",
   email: "Email",
   url: "URL",
   support_url: "Support URL",

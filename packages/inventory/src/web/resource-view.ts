@@ -48,6 +48,8 @@ export interface FormPage {
   cancel: string;
   fields: readonly object[];
   button?: string;
+  /** A part of the form its fields do not describe (routes/form-sections.ts): views/resources/TEMPLATE.eta. */
+  section?: { template: string; data: Record<string, unknown> };
 }
 
 /** A form page, with the service's messages beside their fields (422) when it refused the post. */

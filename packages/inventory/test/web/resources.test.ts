@@ -3,7 +3,8 @@ import { before, test } from "node:test";
 import { assertAccessible, horizontalOverflow, useBrowser } from "@anvil/core/testing";
 import type { Page } from "playwright-core";
 import { RESOURCE_PAGES } from "../../src/web/resource-pages.ts";
-import { api, forEachInventory, type InventoryState, userWithToken } from "../support/inventory.ts";
+import { api, forEachInventory, userWithToken } from "../support/inventory.ts";
+import { made, submit } from "../support/pages.ts";
 import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts";
 
 // The pages of every resource but assets (issue 20), generated from the API's definitions: list,
@@ -13,22 +14,6 @@ import { csrfToken, sessionCookie, signIn, withCookie } from "../support/web.ts"
 const HOSTILE = `<script>"x</script>`;
 /** The nav's words where they are not the list's heading (Snipe-IT's). */
 const NAV_LABELS: Record<string, string> = { Users: "People", "Asset Maintenances": "Maintenances" };
-
-/** Creates a row through the API and answers its id. */
-async function made(inventory: InventoryState, path: string, body: Record<string, unknown>): Promise<number> {
-  const answer = await api<{ status: string; payload: { id: number }; messages: unknown }>(
-    inventory,
-    "POST",
-    path,
-    { body },
-  );
-  assert.equal(answer.body.status, "success", `${path}: ${JSON.stringify(answer.body.messages)}`);
-  return answer.body.payload.id;
-}
-
-async function submit(page: Page, name: string): Promise<void> {
-  await Promise.all([page.waitForNavigation(), page.getByRole("button", { name, exact: true }).click()]);
-}
 
 async function heading(page: Page): Promise<string | null> {
   return page.getByRole("heading", { level: 1 }).textContent();

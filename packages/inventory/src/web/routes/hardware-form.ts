@@ -8,6 +8,7 @@ import { findAsset } from "../../services/assets.ts";
 import { fieldsOfModel } from "../../services/custom-values.ts";
 import type { Caller } from "../../services/permissions.ts";
 import { createResource, updateResource } from "../../services/resource.ts";
+import { choicesOf, searchOf } from "../choices.ts";
 import {
   formOf,
   guard,
@@ -17,7 +18,6 @@ import {
   render,
   type WebContext,
 } from "../context.ts";
-import { choicesOf } from "./hardware-choices.ts";
 import { plain } from "./hardware-view.ts";
 
 // The asset form (Snipe-IT's hardware/edit): create, edit and clone, through the generic create
@@ -136,7 +136,7 @@ export function registerHardwareForm(context: WebContext): void {
       {
         title: titles[kind],
         action: id === undefined ? "/hardware" : `/hardware/${id}`,
-        choices: { models, statuses, companies, locations },
+        choices: { models, statuses, companies, locations, searches: { models: searchOf("models", models) } },
         fields,
         values,
         errors,

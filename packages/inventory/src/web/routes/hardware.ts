@@ -7,8 +7,8 @@ import { listFields } from "../../services/custom-fields.ts";
 import type { InventoryDatabase } from "../../services/database.ts";
 import { MAX_RESULTS } from "../../services/listing.ts";
 import { can } from "../../services/permissions.ts";
+import { choicesOf } from "../choices.ts";
 import { guard, pageCaller, render, renderPart, type WebContext, wantsPart } from "../context.ts";
-import { choicesOf } from "./hardware-choices.ts";
 import {
   ASSET_COLUMNS,
   type AssetColumn,
@@ -176,7 +176,7 @@ export function registerHardwareList(context: WebContext): void {
     const [statuses, models, categories, locations, companies] = await Promise.all([
       choicesOf(database, caller, "statuslabels"),
       choicesOf(database, caller, "models"),
-      choicesOf(database, caller, "categories"),
+      choicesOf(database, caller, "categories/asset"),
       choicesOf(database, caller, "locations"),
       choicesOf(database, caller, "companies"),
     ]);

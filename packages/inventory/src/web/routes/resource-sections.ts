@@ -1,5 +1,6 @@
 import { Conflict, Invalid, NotFound } from "@anvil/core";
 import type { FastifyRequest } from "fastify";
+import { users } from "../../resources/users.ts";
 import { idParam, originOf } from "../../routes/v1/context.ts";
 import {
   accessoryCheckouts,
@@ -11,10 +12,11 @@ import {
   consumableUsers,
 } from "../../services/checkouts.ts";
 import { userAccessories, userAssets, userConsumables, userLicenses } from "../../services/holdings.ts";
-import { type Caller, can } from "../../services/permissions.ts";
-import { findResource, presentRows } from "../../services/resource.ts";
+import { type Caller, can, PERMISSION_SECTIONS } from "../../services/permissions.ts";
+import { findResource, listResource, presentRows } from "../../services/resource.ts";
 import { listSeats, SEAT_HOLDER_REQUIRED, updateSeat } from "../../services/seats.ts";
-import { locationTree, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
+import { locationTree } from "../../services/selectlists.ts";
+import { choicesOf, searchOf } from "../choices.ts";
 import { field, guard, invalidFields, pageCaller, redirectWith, type WebContext } from "../context.ts";
 import { PAGE_OF_PATH } from "../resource-pages.ts";
 import { renderForm, shownValue } from "../resource-view.ts";
@@ -105,6 +107,28 @@ export const DETAIL_SECTIONS: Readonly<Record<string, DetailSection>> = {
     };
   },
 
+  // A group's members (the API's /users?group_id=) and what it grants them.
+  "group-members": async ({ database }, caller, id, shown) => {
+    const members = await listResource(database, users, caller, {
+      group_id: String(id),
+      sort: "first_name",
+      order: "asc",
+      limit: SECTION_ROWS,
+    });
+    const held = (shown.permissions ?? {}) as Record<string, string>;
+    return {
+      total: members.total,
+      members: members.rows.map((row) => ({
+        href: `/users/${row.id}`,
+        name: shownValue(row.name),
+        username: shownValue(row.username),
+      })),
+      granted: PERMISSION_SECTIONS.flatMap(({ section, permissions }) =>
+        permissions.filter(({ name }) => held[name] === "1").map(({ label }) => `${section}: ${label}`),
+      ),
+    };
+  },
+
   "license-seats": async ({ database }, caller, id) => {
     const seats = await listSeats(database, caller, id, { limit: SECTION_ROWS });
     return {
@@ -189,13 +213,16 @@ interface CheckoutField {
   value: string;
   options?: ReadonlyArray<readonly [string, string]>;
   step?: string;
+  /** The search of a long select (web/choices.ts). */
+  search?: string;
 }
 
-/** The first page of a select list the API serves (users, or assets ready to deploy), as options. */
+/** A select list the API serves (users, or assets ready to deploy) as options, and its search if long. */
 async function choices(context: WebContext, caller: Caller, list: "users" | "hardware") {
-  const query = list === "hardware" ? { assetStatusType: "RTD" } : {};
-  const page = await selectlist(context.database, caller, SELECTLISTS[list], { search: "", page: 1, query });
-  return page.results.map((item): [string, string] => [String(item.id), item.text]);
+  const query: Record<string, string> = list === "hardware" ? { assetStatusType: "RTD" } : {};
+  const items = await choicesOf(context.database, caller, list, query);
+  const options = items.map((item): [string, string] => [String(item.id), item.text]);
+  return { options, search: searchOf(list, options, query) };
 }
 
 const NOTE = (value: string): CheckoutField => ({
@@ -233,7 +260,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_user"),
-        options: await choices(context, caller, "users"),
+        ...(await choices(context, caller, "users")),
       },
       NOTE(sent("note")),
     ],
@@ -254,7 +281,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_to"),
-        options: await choices(context, caller, "users"),
+        ...(await choices(context, caller, "users")),
       },
       NOTE(sent("note")),
     ],
@@ -274,7 +301,7 @@ const CHECKOUTS: readonly CheckoutKind[] = [
         kind: "select",
         required: true,
         value: sent("assigned_to"),
-        options: await choices(context, caller, "hardware"),
+        ...(await choices(context, caller, "hardware")),
       },
       {
         name: "assigned_qty",
@@ -312,7 +339,7 @@ const seatFields = async (context: WebContext, caller: Caller, sent: (name: stri
     kind: "select" as const,
     required: false,
     value: sent("assigned_to"),
-    options: await choices(context, caller, "users"),
+    ...(await choices(context, caller, "users")),
   },
   {
     name: "asset_id",
@@ -320,7 +347,7 @@ const seatFields = async (context: WebContext, caller: Caller, sent: (name: stri
     kind: "select" as const,
     required: false,
     value: sent("asset_id"),
-    options: await choices(context, caller, "hardware"),
+    ...(await choices(context, caller, "hardware")),
   },
   { ...NOTE(sent("notes")), name: "notes" },
 ];

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { date, unescaped } from "../../convert/format.ts";
 import { depreciations } from "../../resources/depreciations.ts";
 import { idParam, originOf } from "../../routes/v1/context.ts";
+import { listFieldsets } from "../../services/custom-fields.ts";
 import type { Caller } from "../../services/permissions.ts";
 import {
   createResource,
@@ -11,10 +12,12 @@ import {
   listResource,
   presentRows,
   type ResourceDefinition,
+  restoreResource,
   updateResource,
 } from "../../services/resource.ts";
-import { categorySource, locationSelectlist, SELECTLISTS, selectlist } from "../../services/selectlists.ts";
+import { SELECTLISTS } from "../../services/selectlists.ts";
 import { hasRule } from "../../services/validation.ts";
+import { type ChoiceList, choicesOf, searchOf } from "../choices.ts";
 import {
   field,
   guard,
@@ -29,6 +32,7 @@ import {
 } from "../context.ts";
 import { FIELD_LABELS, RESOURCE_PAGES, type ResourcePage } from "../resource-pages.ts";
 import { accessTo, type Level, mayDo, renderForm, shownValue } from "../resource-view.ts";
+import { FORM_SECTIONS } from "./form-sections.ts";
 import { DETAIL_SECTIONS, LIST_SECTIONS } from "./resource-sections.ts";
 
 // One set of pages for every resource of RESOURCE_PAGES (issue 20): list, detail, create, edit and
@@ -44,7 +48,6 @@ const NOT_ON_FORMS = new Set([
   "groups",
   "default_values",
   "add_default_values",
-  "fieldset_id",
   "custom_fieldset_id",
 ]);
 
@@ -121,10 +124,19 @@ function formFields(page: ResourcePage, creating: boolean): FormField[] {
   return fields;
 }
 
-/** The form's input as the services take it: checkboxes as 1 or 0, an empty password left out. */
-function formInput(request: FastifyRequest, fields: readonly FormField[]): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const { name, kind } of fields) {
+/**
+ * The form's input as the services take it: checkboxes as 1 or 0, an empty password left out, and
+ * the form's own section (Forbidden when it carries what the caller may not send).
+ */
+function formInput(
+  request: FastifyRequest,
+  page: ResourcePage,
+  caller: Caller,
+  creating: boolean,
+): Record<string, unknown> {
+  const section = page.formSection ? FORM_SECTIONS[page.formSection] : undefined;
+  const input: Record<string, unknown> = section ? section.input(request, caller) : {};
+  for (const { name, kind } of formFields(page, creating)) {
     if (kind === "checkbox") input[name] = ticked(request, name) ? "1" : "0";
     else if (kind === "password") {
       if (field(request, name) !== "") input[name] = field(request, name);
@@ -139,6 +151,14 @@ const SELECTLIST_OF_TABLE: Readonly<Record<string, string>> = {
   assets: "hardware",
 };
 
+/** The select list (web/choices.ts) a select of ids of this table offers, if the API serves one. */
+function listOf(page: ResourcePage, table: string): ChoiceList | undefined {
+  if (table === "locations") return "locations";
+  if (table === "categories") return page.categoryType ? `categories/${page.categoryType}` : undefined;
+  const list = SELECTLIST_OF_TABLE[table] ?? table;
+  return Object.hasOwn(SELECTLISTS, list) ? list : undefined;
+}
+
 /** The names a select offers, by the table its ids name: the select lists the API serves to pages. */
 async function optionsOf(
   context: WebContext,
@@ -147,18 +167,19 @@ async function optionsOf(
   table: string,
 ): Promise<Array<[string, string]>> {
   const { database } = context;
-  const request = { search: "", page: 1, query: {} };
-  const listed = (items: { id: number; text: string }[]) =>
-    items.map((item): [string, string] => [String(item.id), item.text]);
-  if (table === "locations") return listed((await locationSelectlist(database, caller, request)).results);
-  if (table === "categories" && page.categoryType)
-    return listed((await selectlist(database, caller, categorySource(page.categoryType), request)).results);
+  const list = listOf(page, table);
+  if (list)
+    return (await choicesOf(database, caller, list)).map((item): [string, string] => [
+      String(item.id),
+      item.text,
+    ]);
+  if (table === "custom_fieldsets")
+    return (await listFieldsets(database.db)).map((row) => [String(row.id), String(row.name)]);
   if (table === "depreciations") {
     const list = await listResource(database, depreciations, caller, { sort: "name", order: "asc" });
     return list.rows.map((row) => [String(row.id), unescaped(String(row.name))]);
   }
-  const source = SELECTLISTS[SELECTLIST_OF_TABLE[table] ?? table];
-  return source ? listed((await selectlist(database, caller, source, request)).results) : [];
+  return [];
 }
 
 /** What a form template shows: each field with its value, its options and its messages. */
@@ -181,9 +202,13 @@ async function formView(
             ? (date(raw as string | Date)?.date ?? "")
             : String(raw);
       let options: ReadonlyArray<readonly [string, string]> | undefined;
+      let search: string | undefined;
       if (form.choices) options = form.choices;
       else if (form.table) {
         options = await optionsOf(context, caller, page, form.table);
+        const list = listOf(page, form.table);
+        // A long list gets a search beside it, for the entries past its first pages.
+        if (list) search = searchOf(list, options);
         // The stored choice stays offered when the list's first page leaves it out.
         if (value !== "" && !options.some(([id]) => id === value)) {
           const relation = Object.entries(page.definition.relations).find(
@@ -194,7 +219,7 @@ async function formView(
         }
       }
       const checked = form.kind === "checkbox" && (raw === true || raw === 1 || raw === "1");
-      return { ...form, value, options, checked };
+      return { ...form, value, options, checked, search };
     }),
   );
 }
@@ -219,6 +244,7 @@ const RELATED_PAGES: Readonly<Record<string, string>> = {
   manufacturer: "/manufacturers",
   supplier: "/suppliers",
   depreciation: "/depreciations",
+  fieldset: "/fields/fieldsets",
   created_by: "/users",
 };
 
@@ -243,9 +269,27 @@ function listHref(url: string, query: Record<string, string>, change: Record<str
 function listQuery(request: FastifyRequest, definition: ResourceDefinition): Record<string, string> {
   const given = request.query as Record<string, unknown>;
   const kept: Record<string, string> = {};
-  for (const name of ["search", "sort", "order", "offset", "limit", ...Object.keys(definition.list.filters)])
+  const deleted = deletedFilter(definition);
+  const names = ["search", "sort", "order", "offset", "limit", ...Object.keys(definition.list.filters)];
+  for (const name of [...names, ...(deleted ? [deleted[0]] : [])])
     if (typeof given[name] === "string" && given[name] !== "") kept[name] = given[name] as string;
   return kept;
+}
+
+/**
+ * The API's filter that lists a restorable resource's deleted rows, as its definition reads it
+ * (`deleted=true` for most, `status=deleted` for models); none where rows cannot be restored.
+ */
+function deletedFilter(definition: ResourceDefinition): readonly [string, string] | undefined {
+  const { restore, list } = definition;
+  if (!restore || !list.trashed) return undefined;
+  const trashed = list.trashed;
+  return (
+    [
+      ["deleted", "true"],
+      ["status", "deleted"],
+    ] as const
+  ).find(([name, value]) => trashed({ [name]: value }) === "only");
 }
 
 function registerResource(context: WebContext, page: ResourcePage): void {
@@ -257,8 +301,9 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     edit: mayDo(caller, definition, "edit"),
     delete: mayDo(caller, definition, "delete"),
   });
-  const present = async (caller: Caller, id: number) => {
-    const row = await findResource(database, definition, id, undefined, caller);
+  const deleted = deletedFilter(definition);
+  const present = async (caller: Caller, id: number, trashed: "with" | "without" = "without") => {
+    const row = await findResource(database, definition, id, undefined, caller, trashed);
     return { row, shown: (await presentRows(database, definition, caller, [row]))[0] };
   };
   const nameKey = page.nameKey ?? "name";
@@ -270,6 +315,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     const list = await listResource(database, definition, caller, { limit: PER_PAGE, ...query });
     const { offset, sort, order, limit } = list.params;
     const sortable = new Set(definition.list.sorts);
+    const showsDeleted = deleted !== undefined && query[deleted[0]] === deleted[1];
     const data = {
       url,
       query,
@@ -302,7 +348,12 @@ function registerResource(context: WebContext, page: ResourcePage): void {
           href: column.key === nameKey ? `${url}/${shown.id}` : linkOf(column.key, shown[column.key]),
         })),
       })),
-      may: may(caller),
+      // Deleted rows are restored from their own page, neither edited nor deleted again.
+      may: showsDeleted ? { ...may(caller), edit: false, delete: false } : may(caller),
+      deletedLink: deleted && {
+        text: showsDeleted ? "Show Current" : "Show Deleted",
+        href: listHref(url, query, { [deleted[0]]: showsDeleted ? "" : deleted[1], offset: "" }),
+      },
       listSection: page.listSection,
       tree: page.listSection ? await LIST_SECTIONS[page.listSection]?.(context, caller, query) : undefined,
     };
@@ -320,7 +371,11 @@ function registerResource(context: WebContext, page: ResourcePage): void {
   ) => {
     const { id, values, shown } = form;
     const creating = id === undefined;
-    const fields = await formView(context, pageCaller(request), page, creating, values, shown);
+    const caller = pageCaller(request);
+    const fields = await formView(context, caller, page, creating, values, shown);
+    const formSection = page.formSection ? FORM_SECTIONS[page.formSection] : undefined;
+    const sectionData = await formSection?.view(context, caller, values);
+    const section = sectionData && { template: page.formSection as string, data: sectionData };
     const data = creating
       ? { title: `Create New ${page.singular}`, action: url, cancel: url }
       : {
@@ -328,7 +383,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
           action: `${url}/${id}`,
           cancel: `${url}/${id}`,
         };
-    return renderForm(context, request, reply, { ...data, fields }, errors);
+    return renderForm(context, request, reply, { ...data, fields, section }, errors);
   };
 
   app.get(`${url}/create`, on("create"), async (request, reply) =>
@@ -337,7 +392,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
 
   app.post(url, on("create"), async (request, reply) => {
     const caller = pageCaller(request);
-    const input = formInput(request, formFields(page, true));
+    const input = formInput(request, page, caller, true);
     let id: number;
     try {
       id = Number((await createResource(database, definition, caller, originOf(request), input)).id);
@@ -350,10 +405,14 @@ function registerResource(context: WebContext, page: ResourcePage): void {
   app.get(`${url}/:id`, on("view"), async (request, reply) => {
     const caller = pageCaller(request);
     const id = idParam(request);
-    const { shown } = await present(caller, id);
-    const section = page.detailSection
-      ? await DETAIL_SECTIONS[page.detailSection]?.(context, caller, id, shown)
-      : undefined;
+    // A restorable resource's deleted row keeps its page, where it is restored.
+    const { row, shown } = await present(caller, id, deleted ? "with" : "without");
+    const isDeleted = row.deleted_at !== null && row.deleted_at !== undefined;
+    // A deleted row's page shows its lines and Restore; its sections' services read live rows only.
+    const section =
+      page.detailSection && !isDeleted
+        ? await DETAIL_SECTIONS[page.detailSection]?.(context, caller, id, shown)
+        : undefined;
     return render(context, request, reply, "resources/show", {
       title: nameOf(shown),
       url,
@@ -363,7 +422,11 @@ function registerResource(context: WebContext, page: ResourcePage): void {
         text: shownValue(shown[column.key]),
         href: column.key === nameKey ? undefined : linkOf(column.key, shown[column.key]),
       })),
-      may: may(caller),
+      may: isDeleted
+        ? { edit: false, delete: false, restore: mayDo(caller, definition, "delete") }
+        : may(caller),
+      deleted: isDeleted,
+      singular: page.singular,
       section: section && { template: `resources/${page.detailSection}`, data: section },
     });
   });
@@ -378,7 +441,7 @@ function registerResource(context: WebContext, page: ResourcePage): void {
   app.post(`${url}/:id`, on("edit"), async (request, reply) => {
     const caller = pageCaller(request);
     const id = idParam(request);
-    const input = formInput(request, formFields(page, false));
+    const input = formInput(request, page, caller, false);
     try {
       await updateResource(database, definition, caller, originOf(request), id, input);
     } catch (error) {
@@ -392,6 +455,23 @@ function registerResource(context: WebContext, page: ResourcePage): void {
     }
     return redirectWith(context, reply, `${url}/${id}`, "success", definition.messages.update);
   });
+
+  if (definition.restore) {
+    const { restore } = definition;
+    app.post(`${url}/:id/restore`, on("delete"), async (request, reply) => {
+      const id = idParam(request);
+      const restored = await restoreResource(
+        database,
+        definition,
+        pageCaller(request),
+        originOf(request),
+        id,
+      );
+      return restored
+        ? redirectWith(context, reply, `${url}/${id}`, "success", restore.success)
+        : redirectWith(context, reply, `${url}/${id}`, "error", restore.notDeleted);
+    });
+  }
 
   app.get(`${url}/:id/delete`, on("delete"), async (request, reply) => {
     const caller = pageCaller(request);
