@@ -142,8 +142,10 @@ export function createDb<Tables = unknown>(url: string, options: DatabaseOptions
     // 0.24 s (bench/inventory.ts). Short API queries never earn it back. Nor do they earn the
     // parallel workers it starts for a scan or sort it costs high enough: starting them took
     // ~30 ms of a 4 ms query (a list sorted by holder sorts every user; bench/inventory.ts), and
-    // concurrent requests already keep the cores busy.
-    options: "-c jit=off -c max_parallel_workers_per_gather=0",
+    // concurrent requests already keep the cores busy. An index read costs the planner 4 pages by
+    // default, a disk's seek; on an SSD or in memory it is about 1: at 4 an inventory search joined
+    // its 5,000 index-found assets by reading all 100,000 (145 ms), at 1.1 by their ids (32 ms).
+    options: "-c jit=off -c max_parallel_workers_per_gather=0 -c random_page_cost=1.1",
     types: {
       getTypeParser: (oid: number, format?: string) => {
         // Counts and bigint ids come back as numbers on both databases.
