@@ -45,7 +45,7 @@ const runs = Number(process.env.BENCH_RUNS || 3);
 const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 const outFile = process.env.BENCH_OUT || path.join(root, "tmp/bench/inventory.json");
 const inventoryNodeOptions = process.env.BENCH_INVENTORY_NODE_OPTIONS;
-const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijklmn";
+const chosenScenarios = process.env.BENCH_SCENARIOS || "abcdefghijklmno";
 
 const ASSETS = 100_000;
 const MODELS = 1000;
@@ -815,7 +815,7 @@ function report(result: {
   }
   const find = (letter: string) => result.scenarios.find((row) => row.scenario.startsWith(`(${letter})`));
   lines.push("");
-  for (const letter of ["a", "b", "c", "k", "l"]) {
+  for (const letter of ["a", "b", "c", "d", "k", "l"]) {
     const row = find(letter);
     if (row) {
       const ratio = row.inventory.requestsPerSecond / row.reference.requestsPerSecond;
