@@ -87,29 +87,38 @@ function secondsUntilRoom(
   return Math.max(1, Math.ceil(until - now));
 }
 
+// One statement a counter row, never one for several: PostgreSQL locks the rows of one statement
+// in an order of its own, so eight sign-ins of one login at once (an upsert of its two counters
+// beside another's take-back of the same two) deadlocked, and answered 500 (forge CI, 2026-11-26).
+// A statement that holds one row lock waits for no other.
+
 async function countAttempt(db: AnyKysely, subjects: string[], windowStart: number, expiresAt: number) {
-  const rows = await db
-    .insertInto(LOGIN_THROTTLE_TABLE)
-    .values(
-      subjects.map((s) => ({ subject: s, window_start: windowStart, failures: 1, expires_at: expiresAt })),
-    )
-    .onConflict((conflict) =>
-      conflict
-        .columns(["subject", "window_start"])
-        .doUpdateSet({ failures: sql`${sql.table(LOGIN_THROTTLE_TABLE)}.failures + 1` }),
-    )
-    .returning(["subject", "failures"])
-    .execute();
-  return new Map(rows.map((row) => [row.subject as string, Number(row.failures)]));
+  const counted = new Map<string, number>();
+  for (const subject of subjects) {
+    const row = await db
+      .insertInto(LOGIN_THROTTLE_TABLE)
+      .values({ subject, window_start: windowStart, failures: 1, expires_at: expiresAt })
+      .onConflict((conflict) =>
+        conflict
+          .columns(["subject", "window_start"])
+          .doUpdateSet({ failures: sql`${sql.table(LOGIN_THROTTLE_TABLE)}.failures + 1` }),
+      )
+      .returning("failures")
+      .executeTakeFirstOrThrow();
+    counted.set(subject, Number(row.failures));
+  }
+  return counted;
 }
 
 async function takeBack(db: AnyKysely, reserved: ReservedLogin): Promise<void> {
-  await db
-    .updateTable(LOGIN_THROTTLE_TABLE)
-    .set({ failures: sql`failures - 1` })
-    .where("subject", "in", reserved.subjects)
-    .where("window_start", "=", reserved.windowStart)
-    .execute();
+  for (const subject of reserved.subjects) {
+    await db
+      .updateTable(LOGIN_THROTTLE_TABLE)
+      .set({ failures: sql`failures - 1` })
+      .where("subject", "=", subject)
+      .where("window_start", "=", reserved.windowStart)
+      .execute();
+  }
 }
 
 async function isTrusted(db: AnyKysely, trust: string, now: number): Promise<boolean> {
